@@ -1,0 +1,13 @@
+// Unit and contract tests run from TypeScript through SWC; end-to-end tests start the built processes (npm test builds first).
+const swc = ['@swc/jest', { jsc: { parser: { syntax: 'typescript', decorators: true }, transform: { legacyDecorator: true, decoratorMetadata: true }, target: 'es2022' } }];
+const moduleNameMapper = {
+  '^@svc/(contracts|domain|infrastructure)$': '<rootDir>/libs/$1/src',
+  '^@svc/(contracts|domain|infrastructure)/(.*)$': '<rootDir>/libs/$1/src/$2',
+};
+const common = { transform: { '^.+\\.ts$': swc }, moduleNameMapper, testEnvironment: 'node' };
+module.exports = {
+  projects: [
+    { ...common, displayName: 'unit', testMatch: ['<rootDir>/libs/**/*.spec.ts', '<rootDir>/apps/**/*.spec.ts'] },
+    { ...common, displayName: 'e2e', testMatch: ['<rootDir>/test/**/*.e2e-spec.ts'], testTimeout: 60000 },
+  ],
+};

@@ -1,0 +1,100 @@
+/**
+ * The read store port: a small subset of MongoDB's collection API.
+ * Adapters: SQLite (documents as JSON; filters, sorts and updates evaluated with mingo, with
+ * SQL pushdown for indexed fields) and the official mongodb driver. Both pass
+ * test/contracts/read-store.contract.ts.
+ *
+ * Documents are stored in the API response shape (lowerCamelCase) plus internal fields whose
+ * names start with `_`: `_id` (unique key, `<org>|<resource name>` by convention), `_org`, and `_pos`
+ * (commit position of the last event applied to the document).
+ */
+import type { Position } from '../event-store/event-store.port';
+
+export type Doc = Record<string, unknown>;
+/** A MongoDB query document ($and, $or, $nor, $not, $eq, $ne, $gt, $gte, $lt, $lte, $in, $nin, $exists, $regex, $options, $elemMatch; dotted paths). */
+export type Filter = Record<string, unknown>;
+/** A MongoDB sort document; keys are dotted paths, values 1 or -1. Key order is significant. */
+export type Sort = Record<string, 1 | -1>;
+/** A MongoDB update document ($set, $unset, $setOnInsert, $push, $pull, $addToSet, $inc). */
+export type Update = Record<string, Record<string, unknown>>;
+
+export interface FindOptions {
+  sort?: Sort;
+  limit?: number;
+  /** Inclusion projection (field: 1) or exclusion (field: 0). */
+  projection?: Record<string, 0 | 1>;
+}
+
+export interface ReadCollection {
+  find(filter: Filter, options?: FindOptions): Promise<Doc[]>;
+  findOne(filter: Filter, options?: Omit<FindOptions, 'limit'>): Promise<Doc | null>;
+  countDocuments(filter: Filter): Promise<number>;
+}
+
+/**
+ * One projected change. `pos` guards idempotency: the adapter applies an `update` only when the
+ * stored document's `_pos` is absent or lower than `pos`, and then sets `_pos = pos`; an `upsert`
+ * creates the document when it does not exist. `insert` writes a document only when no document
+ * with its `_id` exists (append-only changelogs). `delete` removes the document (hard delete;
+ * soft delete is an update).
+ */
+export type WriteOp =
+  | { op: 'update'; collection: string; id: string; pos: number; update: Update; upsert?: boolean }
+  | { op: 'insert'; collection: string; doc: Doc & { _id: string } }
+  | { op: 'delete'; collection: string; id: string };
+
+export interface ProjectionBatch {
+  /** Name of the subscriber whose checkpoint advances with this batch. */
+  checkpoint: string;
+  /** Full position of the last event the batch covers (including events that produced no op). */
+  position: Position;
+  ops: WriteOp[];
+}
+
+export interface CheckpointRecord {
+  name: string;
+  position: Position;
+  updatedAt: string;
+}
+
+export interface ParkedEvent {
+  projection: string;
+  eventId: string;
+  eventType: string;
+  streamId: string;
+  position: Position;
+  error: string;
+  parkedAt: string;
+}
+
+export interface ReadStore {
+  /** Resolves a logical collection name to its current physical collection (see swapCollections). */
+  collection(name: string): ReadCollection;
+  /** Declares paths that queries filter and sort on, so the adapter can index or push them down. Idempotent. */
+  ensureIndexes(collection: string, paths: string[]): Promise<void>;
+  /**
+   * Applies the ops in order and advances the checkpoint, atomically where the backend can
+   * (SQLite: one transaction; MongoDB: a transaction, or position-guarded ops then the checkpoint last).
+   * Re-applying a committed batch changes nothing.
+   */
+  commit(batch: ProjectionBatch): Promise<void>;
+  getCheckpoint(name: string): Promise<Position | null>;
+  listCheckpoints(): Promise<CheckpointRecord[]>;
+  /** Removes a checkpoint (used when a projection is rebuilt from the start). */
+  deleteCheckpoint(name: string): Promise<void>;
+  park(event: ParkedEvent): Promise<void>;
+  listParked(projection?: string): Promise<ParkedEvent[]>;
+  /**
+   * Rebuild support: `physical` names a fresh collection written by a rebuild; the swap points the
+   * logical names at their new physical collections and sets the checkpoint in one step, then drops
+   * the previous physical collections. Readers in every process see the swap within a second.
+   */
+  swapCollections(aliases: Record<string, string>, checkpoint: { name: string; position: Position }): Promise<void>;
+  dropCollection(physical: string): Promise<void>;
+  /** Small key/value records for process coordination (heartbeats, rebuild requests). */
+  putMeta(key: string, value: unknown): Promise<void>;
+  getMeta<T = unknown>(key: string): Promise<T | null>;
+  close(): Promise<void>;
+}
+
+export const READ_STORE = Symbol('READ_STORE');
