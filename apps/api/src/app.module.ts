@@ -1,0 +1,51 @@
+import { Module } from '@nestjs/common';
+import { APP_FILTER, APP_GUARD } from '@nestjs/core';
+import { CqrsModule } from '@nestjs/cqrs';
+import { PassportModule } from '@nestjs/passport';
+import type { Settings } from '@svc/infrastructure/config/env';
+import { InfrastructureModule } from '@svc/infrastructure/nest/infrastructure.module';
+import { ApiAuthGuard } from './auth/auth.guard';
+import { BasicStrategy } from './auth/basic.strategy';
+import { CredentialsService } from './auth/credentials.service';
+import { ExecuteCommandHandler } from './cqrs/execute.command';
+import { GetDocumentHandler, ListDocumentsHandler } from './cqrs/queries';
+import { HealthModule } from './health/health.controller';
+import { ApiExceptionFilter } from './http/exception.filter';
+import { MethodRegistry } from './http/method-registry';
+import { RpcController } from './http/rpc.controller';
+import { IdentityModule } from './identity/identity.controller';
+import { NotesModule } from './notes/notes.module';
+import { StartupModule } from './operator-config/startup.service';
+import { ResourceKit } from './resource-kit/resource-kit';
+import { RolesModule } from './roles/roles.module';
+import { Global } from '@nestjs/common';
+
+/** Shared mechanisms every area module uses: the buses, the method registry, the resource kit. */
+@Global()
+@Module({
+  imports: [CqrsModule.forRoot(), PassportModule],
+  providers: [MethodRegistry, ResourceKit, ExecuteCommandHandler, GetDocumentHandler, ListDocumentsHandler, CredentialsService, BasicStrategy],
+  exports: [MethodRegistry, ResourceKit, CqrsModule],
+})
+class ApiCoreModule {}
+
+export function appModule(settings: Settings) {
+  @Module({
+    imports: [
+      InfrastructureModule.forRoot(settings),
+      ApiCoreModule,
+      StartupModule,
+      HealthModule,
+      IdentityModule,
+      RolesModule,
+      NotesModule,
+    ],
+    controllers: [RpcController],
+    providers: [
+      { provide: APP_GUARD, useClass: ApiAuthGuard },
+      { provide: APP_FILTER, useClass: ApiExceptionFilter },
+    ],
+  })
+  class AppModule {}
+  return AppModule;
+}

@@ -1,0 +1,71 @@
+import { type ArgumentsHost, Catch, type ExceptionFilter, HttpException, Inject, Logger } from '@nestjs/common';
+import type { FastifyReply } from 'fastify';
+import { DomainError, type ErrorCode } from '@svc/domain/shared/domain-error';
+import { SETTINGS } from '@svc/infrastructure/nest/tokens';
+import type { Settings } from '@svc/infrastructure/config/env';
+import { errorBody } from './errors';
+
+/**
+ * Every failure leaves as the google.rpc-style error body. Unknown errors are logged with their
+ * stack here and answered as INTERNAL without details: never a stack trace on the wire.
+ */
+@Catch()
+export class ApiExceptionFilter implements ExceptionFilter {
+  private readonly logger = new Logger('api');
+
+  constructor(@Inject(SETTINGS) private readonly settings: Settings) {}
+
+  catch(exception: unknown, host: ArgumentsHost): void {
+    const reply = host.switchToHttp().getResponse<FastifyReply>();
+    const error = toDomainError(exception);
+    if (error.code === 'INTERNAL') this.logger.error(exception instanceof Error ? exception.stack : String(exception));
+    if (error.code === 'UNAUTHENTICATED') void reply.header('WWW-Authenticate', 'Basic realm="svc"');
+    const body = errorBody(error, this.settings.typeHost);
+    void reply.status(body.error.code).header('content-type', 'application/json').send(body);
+  }
+}
+
+const BY_HTTP_STATUS: Record<number, ErrorCode> = {
+  400: 'INVALID_ARGUMENT',
+  401: 'UNAUTHENTICATED',
+  403: 'PERMISSION_DENIED',
+  404: 'NOT_FOUND',
+  405: 'UNIMPLEMENTED',
+  409: 'ABORTED',
+  413: 'INVALID_ARGUMENT',
+  415: 'INVALID_ARGUMENT',
+  429: 'RESOURCE_EXHAUSTED',
+  501: 'UNIMPLEMENTED',
+  503: 'UNAVAILABLE',
+  504: 'DEADLINE_EXCEEDED',
+};
+
+export function toDomainError(exception: unknown): DomainError {
+  if (exception instanceof DomainError) return exception;
+  if (exception instanceof HttpException) {
+    const status = exception.getStatus();
+    if (status === 404) return new DomainError('NOT_FOUND', 'no such route');
+    return new DomainError(BY_HTTP_STATUS[status] ?? 'INTERNAL', status >= 500 ? 'internal error' : exception.message);
+  }
+  // Errors raised by Fastify before routing (body parsing, size limits) carry a statusCode and a code.
+  const fastify = exception as { statusCode?: number; code?: string; message?: string };
+  if (typeof fastify?.statusCode === 'number' && fastify.statusCode < 500) {
+    return new DomainError(BY_HTTP_STATUS[fastify.statusCode] ?? 'INVALID_ARGUMENT', fastifyMessage(fastify));
+  }
+  return new DomainError('INTERNAL', 'internal error');
+}
+
+function fastifyMessage(error: { code?: string; message?: string }): string {
+  switch (error.code) {
+    case 'FST_ERR_CTP_BODY_TOO_LARGE':
+      return 'request body is too large';
+    case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
+      return 'content type must be application/json';
+    case 'FST_ERR_CTP_EMPTY_JSON_BODY':
+      return 'request body is empty; send a JSON object';
+    default:
+      return error.message?.startsWith('Unexpected') || error.message?.includes('JSON')
+        ? `request body is not valid JSON: ${error.message}`
+        : (error.message ?? 'bad request');
+  }
+}

@@ -1,0 +1,86 @@
+import { Injectable } from '@nestjs/common';
+import { plainToInstance } from 'class-transformer';
+import { validate } from 'class-validator';
+import type { Permission } from '@svc/contracts/roles/permissions';
+import { SPEC_METHODS } from '@svc/contracts/catalog';
+import { DomainError, invalid } from '@svc/domain/shared/domain-error';
+import { toCamelDeep } from '@svc/infrastructure/wire';
+import type { Principal } from '../auth/principal';
+import { unimplemented } from './errors';
+
+export interface MethodCall<Req> {
+  principal: Principal;
+  request: Req;
+}
+
+/** One API method: how to validate its request and what to do with it. Routes map to these. */
+export interface MethodDefinition<Req extends object = object> {
+  /** `svc.notes.v1.NotesService`. */
+  service: string;
+  /** `CreateNote`. */
+  method: string;
+  /** Write permission the caller needs; reads need only membership. */
+  permission?: Permission;
+  /** class-validator DTO of the request (camelCase); unknown fields are dropped. */
+  request: new () => Req;
+  /** camelCase paths whose object keys are user data and keep their spelling (labels). */
+  preserveKeysUnder?: readonly string[];
+  handle(call: MethodCall<Req>): Promise<unknown>;
+}
+
+/**
+ * All methods by RPC path. The RPC controller and the REST aliases call `invoke`, so a method has
+ * one implementation whatever route reaches it.
+ */
+@Injectable()
+export class MethodRegistry {
+  private readonly methods = new Map<string, MethodDefinition>();
+
+  register(...definitions: MethodDefinition<object>[]): void {
+    for (const d of definitions) {
+      const key = `${d.service}/${d.method}`;
+      if (this.methods.has(key)) throw new Error(`method ${key} registered twice`);
+      this.methods.set(key, d);
+    }
+  }
+
+  registered(): string[] {
+    return [...this.methods.keys()].sort();
+  }
+
+  async invoke(service: string, method: string, principal: Principal, body: unknown): Promise<unknown> {
+    const definition = this.methods.get(`${service}/${method}`);
+    if (!definition) {
+      // A method of the spec not built yet is UNIMPLEMENTED; anything else is an unknown route.
+      if (!SPEC_METHODS.some((m) => m.rpc && m.service === service && m.method === method)) {
+        throw new DomainError('NOT_FOUND', `no method ${service}/${method}`);
+      }
+      throw unimplemented(`${service}/${method} is not implemented yet`);
+    }
+    if (definition.permission && !principal.permissions.includes(definition.permission)) {
+      throw new DomainError('PERMISSION_DENIED', `${method} requires the ${definition.permission} permission`);
+    }
+    const request = await parseRequest(definition, body);
+    return definition.handle({ principal, request });
+  }
+}
+
+/** snake_case (or camelCase) JSON in, a validated camelCase DTO out; errors name every bad field. */
+export async function parseRequest<Req extends object>(definition: MethodDefinition<Req>, body: unknown): Promise<Req> {
+  if (body === undefined || body === null) body = {};
+  if (typeof body !== 'object' || Array.isArray(body)) throw invalid('request body must be a JSON object');
+  const camel = toCamelDeep(body, { preserveKeysUnder: definition.preserveKeysUnder }) as Record<string, unknown>;
+  const dto = plainToInstance(definition.request, camel, { exposeDefaultValues: true });
+  const errors = await validate(dto, { whitelist: false, forbidUnknownValues: false });
+  if (errors.length > 0) {
+    const messages = errors.flatMap((e) => Object.values(e.constraints ?? { [e.property]: `${e.property} is invalid` }));
+    throw invalid(messages.map(snakeMessage).join('; '));
+  }
+  return dto;
+}
+
+/** Validation messages name properties in camelCase; the wire speaks snake_case. */
+function snakeMessage(message: string): string {
+  const [first, ...rest] = message.split(' ');
+  return [first.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`), ...rest].join(' ');
+}

@@ -1,0 +1,160 @@
+import { Injectable } from '@nestjs/common';
+import { CommandBus, QueryBus } from '@nestjs/cqrs';
+import { plainToInstance } from 'class-transformer';
+import { validate } from 'class-validator';
+import { randomUUID } from 'node:crypto';
+import { v5 as uuidv5 } from 'uuid';
+import { ListRequest, MutatingRequest, NameRequest } from '@svc/contracts/shared/requests';
+import type { ResourceApi } from '@svc/contracts/shared/resource-api';
+import type { Actor } from '@svc/domain/shared/decider';
+import { invalid } from '@svc/domain/shared/domain-error';
+import type { Resource, ResourceCommand, ResourceEvent, ResourceSpec, ResourceState } from '@svc/domain/shared/resource';
+import { resourceDecider } from '@svc/domain/shared/resource.decider';
+import { parseUpdateMask } from '@svc/infrastructure/query';
+import { camelToSnake } from '@svc/infrastructure/wire';
+import { actorOf, type Principal } from '../auth/principal';
+import { ExecuteCommand } from '../cqrs/execute.command';
+import { GetDocumentQuery, ListDocumentsQuery } from '../cqrs/queries';
+import { MethodRegistry, type MethodDefinition } from '../http/method-registry';
+
+const GENERATED_ID_NAMESPACE = 'a4f0a5c8-2f7e-4d7b-9a51-3c1e8e0b6d12';
+const OUTPUT_ONLY = ['name', 'createTime', 'updateTime', 'deleteTime'];
+
+/** Request of a method whose body holds the resource under a per-resource key, read dynamically. */
+class ResourceRequest extends MutatingRequest {
+  [key: string]: unknown;
+}
+
+/**
+ * The API half of the resource kit: from a domain spec and a wire description it registers
+ * Create / Get / Update / Delete / List (and Undelete), each a command or query on the buses.
+ */
+@Injectable()
+export class ResourceKit {
+  constructor(
+    private readonly commands: CommandBus,
+    private readonly queries: QueryBus,
+    private readonly registry: MethodRegistry,
+  ) {}
+
+  register(spec: ResourceSpec, api: ResourceApi): void {
+    const decider = resourceDecider(spec);
+    const category = spec.kind.toLowerCase();
+    const noun = api.singular.replace(/[A-Z]/g, (c) => ` ${c.toLowerCase()}`);
+    const nameRule = new RegExp(`^${spec.collection}/[^/]+$`);
+    const checkName = (name: unknown): string => {
+      if (typeof name !== 'string' || !nameRule.test(name)) {
+        throw invalid(`name must look like '${spec.collection}/{${camelToSnake(api.idField)}}', got '${String(name ?? '')}'`);
+      }
+      return name;
+    };
+    const run = async (principal: Principal, request: MutatingRequest, name: string, command: ResourceCommand, create = false) => {
+      const result = await this.commands.execute(
+        new ExecuteCommand<ResourceState, ResourceCommand, ResourceEvent>(
+          {
+            decider,
+            streamId: `${category}-${principal.org}:${name}`,
+            command,
+            context: { actor: command.actor, requestId: request.requestId },
+            create,
+          },
+          spec.collection,
+        ),
+      );
+      return result.state.resource as Resource;
+    };
+    const body = async (request: ResourceRequest): Promise<Record<string, unknown>> => {
+      const resource = request[api.singular];
+      if (!resource || typeof resource !== 'object' || Array.isArray(resource)) {
+        throw invalid(`${camelToSnake(api.singular)} is required and must be an object`);
+      }
+      await validateInput(api.input, resource as Record<string, unknown>, camelToSnake(api.singular));
+      return resource as Record<string, unknown>;
+    };
+    const { methods } = api;
+    const definitions: MethodDefinition<object>[] = [
+      this.method(api, methods.create, ResourceRequest, true, async ({ principal, request }) => {
+        const resource = await body(request);
+        const actor = actorOf(principal);
+        const id = chooseId(spec, api, request, actor);
+        const name = `${spec.collection}/${id}`;
+        return { [api.singular]: await run(principal, request, name, { type: 'Create', actor, id, resource }, true) };
+      }),
+      this.method(api, methods.get, NameRequest, false, async ({ principal, request }) => ({
+        [api.singular]: await this.queries.execute(new GetDocumentQuery(spec.collection, principal.org, checkName(request.name), noun)),
+      })),
+      this.method(api, methods.update, ResourceRequest, true, async ({ principal, request }) => {
+        const resource = await body(request);
+        const name = checkName(resource.name);
+        const scope = parseUpdateMask(request.updateMask as string | string[] | undefined, {
+          settable: spec.settable,
+          outputOnly: OUTPUT_ONLY,
+          maps: api.preserveKeysUnder?.map((p) => p.split('.').slice(1).join('.')).filter(Boolean),
+        });
+        if (api.maskRequired && scope === 'all-provided') throw invalid('update_mask is required and must name at least one field');
+        const actor = actorOf(principal);
+        return { [api.singular]: await run(principal, request, name, { type: 'Update', actor, name, resource, scope }) };
+      }),
+      this.method(api, methods.delete, NameRequest, true, async ({ principal, request }) => {
+        const name = checkName(request.name);
+        await run(principal, request, name, { type: 'Delete', actor: actorOf(principal), name });
+        return {};
+      }),
+      this.method(api, methods.list, ListRequest, false, async ({ principal, request }) => {
+        const page = await this.queries.execute(
+          new ListDocumentsQuery(
+            { collection: spec.collection, filters: api.filters, orderBy: api.orderBy, defaultOrder: api.defaultOrder, softDelete: true },
+            principal.org,
+            request,
+          ),
+        );
+        return { [api.plural]: page.items, nextPageToken: page.nextPageToken };
+      }),
+    ];
+    if (methods.undelete) {
+      definitions.push(
+        this.method(api, methods.undelete, NameRequest, true, async ({ principal, request }) => {
+          const name = checkName(request.name);
+          return { [api.singular]: await run(principal, request, name, { type: 'Undelete', actor: actorOf(principal), name }) };
+        }),
+      );
+    }
+    this.registry.register(...definitions);
+  }
+
+  private method<Req extends object>(
+    api: ResourceApi,
+    method: string,
+    request: new () => Req,
+    write: boolean,
+    handle: MethodDefinition<Req>['handle'],
+  ): MethodDefinition<object> {
+    return {
+      service: api.service,
+      method,
+      permission: write ? api.permission : undefined,
+      request,
+      preserveKeysUnder: api.preserveKeysUnder,
+      handle,
+    } as MethodDefinition<object>;
+  }
+}
+
+/** A client-chosen ID, or one generated (deterministically from request_id, so a retry names the same resource). */
+function chooseId(spec: ResourceSpec, api: ResourceApi, request: ResourceRequest, actor: Actor): string {
+  const given = request[api.idField];
+  if (given !== undefined && given !== null && given !== '') {
+    if (typeof given !== 'string') throw invalid(`${camelToSnake(api.idField)} must be a string`);
+    return given;
+  }
+  if (spec.idRequired) throw invalid(`${camelToSnake(api.idField)} is required`);
+  return request.requestId ? uuidv5(`${actor.org}|${spec.collection}|${request.requestId}`, GENERATED_ID_NAMESPACE) : randomUUID();
+}
+
+export async function validateInput(dto: new () => object, value: Record<string, unknown>, where: string): Promise<void> {
+  const errors = await validate(plainToInstance(dto, value), { forbidUnknownValues: false });
+  if (errors.length > 0) {
+    const messages = errors.flatMap((e) => Object.values(e.constraints ?? {}).map((m) => `${where}.${camelToSnake(m)}`));
+    throw invalid(messages.join('; '));
+  }
+}

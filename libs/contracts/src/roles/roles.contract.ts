@@ -1,0 +1,52 @@
+import { Type } from 'class-transformer';
+import { ArrayMaxSize, IsArray, IsInt, IsNotEmpty, IsObject, IsOptional, IsString, Matches } from 'class-validator';
+import type { FilterSchema } from '../shared/resource-api';
+import { MutatingRequest } from '../shared/requests';
+
+export const ROLES_SERVICE = 'svc.rbac.v1.RolesService';
+
+/** Settable fields of a role; system, isDefault, name and timestamps are server-managed and ignored. */
+export class RoleInput {
+  @IsOptional() @IsString() displayName?: string;
+  @IsOptional() @IsString() description?: string;
+  @IsOptional() @IsArray() @ArrayMaxSize(100) @IsString({ each: true }) permissions?: string[];
+}
+
+export class CreateRoleRequest extends MutatingRequest {
+  @IsOptional() @IsString() roleId?: string;
+  @IsObject() role!: Record<string, unknown>;
+}
+
+export class UpdateRoleRequest extends MutatingRequest {
+  @IsObject() role!: Record<string, unknown>;
+  @IsOptional() updateMask?: string | string[];
+}
+
+export class ListUsersWithPermissionRequest {
+  @IsString() @IsNotEmpty() permission!: string;
+  @IsOptional() @Type(() => Number) @IsInt() pageSize?: number;
+  @IsOptional() @IsString() pageToken?: string;
+}
+
+export class AssignRolesRequest extends MutatingRequest {
+  @IsString() @Matches(/^users\/[^/]+$/, { message: 'user must be users/{user}' }) user!: string;
+  @IsArray() @ArrayMaxSize(100) @IsString({ each: true }) roles!: string[];
+}
+
+export const roleFilters: FilterSchema = {
+  name: { type: 'string', path: 'name' },
+  display_name: { type: 'string', path: 'displayName' },
+  description: { type: 'string', path: 'description' },
+  permissions: { type: 'string[]', path: 'permissions' },
+  system: { type: 'boolean', path: 'system' },
+  is_default: { type: 'boolean', path: 'isDefault' },
+  create_time: { type: 'timestamp', path: 'createTime' },
+  update_time: { type: 'timestamp', path: 'updateTime' },
+};
+
+export const roleOrderBy: Record<string, string> = {
+  name: 'name',
+  display_name: 'displayName',
+  create_time: 'createTime',
+  update_time: 'updateTime',
+};

@@ -1,0 +1,38 @@
+import { Type } from 'class-transformer';
+import { IsBoolean, IsInt, IsNotEmpty, IsObject, IsOptional, IsString } from 'class-validator';
+
+/**
+ * Request envelopes shared by every resource (AIP-131..135, AIP-155), camelCase after wire
+ * conversion. 64-bit integers may arrive as JSON strings, hence the numeric coercion.
+ */
+export class MutatingRequest {
+  /** AIP-155: a retry with the same request_id answers like the first and appends nothing. */
+  @IsOptional() @IsString() requestId?: string;
+}
+
+export class NameRequest extends MutatingRequest {
+  @IsString() @IsNotEmpty() name!: string;
+}
+
+export class CreateRequest extends MutatingRequest {
+  /** Filled per resource from ResourceApi.idField (e.g. noteId); read dynamically. */
+  [key: string]: unknown;
+}
+
+export class UpdateRequest extends MutatingRequest {
+  /** Comma-separated paths, or an array of paths (google.protobuf.FieldMask JSON forms). */
+  @IsOptional() updateMask?: string | string[];
+  [key: string]: unknown;
+}
+
+export class ListRequest {
+  @IsOptional() @IsString() filter?: string;
+  @IsOptional() @IsString() orderBy?: string;
+  @IsOptional() @Type(() => Number) @IsInt() pageSize?: number;
+  @IsOptional() @IsString() pageToken?: string;
+  @IsOptional() @IsBoolean() showDeleted?: boolean;
+}
+
+export class ResourceBody {
+  @IsObject() resource!: Record<string, unknown>;
+}

@@ -1,0 +1,49 @@
+/**
+ * The wire half of the resource kit: how a resource appears on the API (service, method names,
+ * request/response keys, settable-field DTO, filterable and sortable fields, the permission its
+ * writes need). The domain half (rules, events) is the ResourceSpec in libs/domain.
+ */
+import type { Permission } from '../roles/permissions';
+
+export type FilterFieldType = 'string' | 'number' | 'boolean' | 'timestamp' | 'enum' | 'map' | 'string[]';
+
+export interface FilterField {
+  type: FilterFieldType;
+  /** Document path (lowerCamelCase). */
+  path: string;
+  /** Allowed values of an enum field. */
+  values?: readonly string[];
+}
+
+/** Keyed by the snake_case name used in filters. */
+export type FilterSchema = Record<string, FilterField>;
+
+export interface ResourceApi {
+  /** Fully qualified service, e.g. `svc.notes.v1.NotesService`. */
+  service: string;
+  /** Response key of one resource (`note`) and of a list (`notes`). */
+  singular: string;
+  plural: string;
+  /** Request field holding the client-chosen ID on create, camelCase (`noteId`). */
+  idField: string;
+  /** class-validator DTO of the settable fields (camelCase properties). */
+  input: new () => object;
+  methods: {
+    create: string;
+    get: string;
+    update: string;
+    delete: string;
+    list: string;
+    undelete?: string;
+  };
+  filters: FilterSchema;
+  /** snake_case order_by field to document path. `name` is always added as the tiebreaker. */
+  orderBy: Record<string, string>;
+  defaultOrder: string;
+  /** Permission key every write of this resource needs. */
+  permission: Permission;
+  /** UpdateX refuses a missing or empty update_mask (agents). */
+  maskRequired?: boolean;
+  /** camelCase dotted paths under the resource whose object keys are user data, kept verbatim (labels). */
+  preserveKeysUnder?: readonly string[];
+}

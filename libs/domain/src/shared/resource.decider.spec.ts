@@ -1,0 +1,223 @@
+import type { Actor } from './decider';
+import { invalid } from './domain-error';
+import { applyResourceEvent, resourceDecider } from './resource.decider';
+import type { Resource, ResourceCommand, ResourceEvent, ResourceSpec, UpdateScope } from './resource';
+import { given } from './testing';
+
+const widgetSpec: ResourceSpec = {
+  kind: 'Widget',
+  collection: 'widgets',
+  idRequired: true,
+  idPattern: /^[a-z][a-z0-9-]*$/,
+  idRule: 'widget_id must start with a lowercase letter',
+  settable: ['displayName', 'color', 'labels', 'size'],
+  immutable: ['color'],
+  defaults: { size: 1 },
+  undeletable: true,
+  onCreate: (resource, actor) => ({ ...resource, createdBy: actor.subject }),
+  validate: (resource) => {
+    if (typeof resource.size !== 'number' || resource.size < 1) throw invalid('size must be at least 1');
+  },
+};
+const widgets = resourceDecider(widgetSpec);
+const nonRestorable = resourceDecider({ ...widgetSpec, kind: 'KnownIssue', collection: 'known-issues', undeletable: false });
+
+const T0 = '2024-01-01T00:00:00Z';
+const T1 = '2024-01-02T00:00:00Z';
+const T2 = '2024-01-03T00:00:00Z';
+const actorAt = (now: string): Actor => ({
+  org: 'acme',
+  actor: 'users/alice',
+  subject: 'users/alice',
+  permissions: ['KNOWLEDGE_WRITE'],
+  now,
+});
+
+const create = (id: string, resource: Record<string, unknown>): ResourceCommand => ({
+  type: 'Create',
+  actor: actorAt(T0),
+  id,
+  resource,
+});
+const update = (resource: Record<string, unknown>, scope: UpdateScope, now = T1): ResourceCommand => ({
+  type: 'Update',
+  actor: actorAt(now),
+  name: 'widgets/w1',
+  resource,
+  scope,
+});
+const del = (now = T1): ResourceCommand => ({ type: 'Delete', actor: actorAt(now), name: 'widgets/w1' });
+const undelete = (now = T2): ResourceCommand => ({ type: 'Undelete', actor: actorAt(now), name: 'widgets/w1' });
+
+const w1: Resource = {
+  name: 'widgets/w1',
+  displayName: 'One',
+  color: 'red',
+  labels: { env: 'prod', team: 'core' },
+  size: 1,
+  createdBy: 'users/alice',
+  createTime: T0,
+  updateTime: T0,
+};
+const created: ResourceEvent = { type: 'WidgetCreated', data: { resource: w1 } };
+const deleted: ResourceEvent = { type: 'WidgetDeleted', data: { deleteTime: T1 } };
+const updated = (set: Record<string, unknown>, unset: string[], updateTime = T1): ResourceEvent => ({
+  type: 'WidgetUpdated',
+  data: { set, unset, updateTime },
+});
+
+describe('resource decider: create', () => {
+  it('keeps only settable fields over the defaults, names the resource and stamps times, then onCreate', () => {
+    given(widgets)
+      .when(
+        create('w1', {
+          displayName: 'One',
+          color: 'red',
+          labels: { env: 'prod', team: 'core' },
+          name: 'widgets/other', // output only: dropped
+          createTime: '1999-01-01T00:00:00Z', // output only: dropped
+          bogus: true, // unknown: dropped
+          size: null, // null counts as absent: the default applies
+        }),
+      )
+      .then([created]);
+  });
+
+  it('rejects an existing resource, even a soft-deleted one', () => {
+    given(widgets, [created]).when(create('w1', {})).thenFails('ALREADY_EXISTS', "widget 'widgets/w1' already exists");
+    given(widgets, [created, deleted]).when(create('w1', {})).thenFails('ALREADY_EXISTS', /already exists/);
+  });
+
+  it('checks the ID against the spec rule', () => {
+    given(widgets).when(create('W1', {})).thenFails('INVALID_ARGUMENT', /widget_id must start with a lowercase letter/);
+    given(widgets).when(create('', {})).thenFails('INVALID_ARGUMENT');
+  });
+
+  it('validates the resource after onCreate', () => {
+    given(widgets).when(create('w1', { size: 0 })).thenFails('INVALID_ARGUMENT', 'size must be at least 1');
+  });
+
+  it('folds to the created resource', () => {
+    given(widgets)
+      .when(create('w1', { displayName: 'One' }))
+      .thenState((state) => {
+        expect(state.deleted).toBe(false);
+        expect(state.resource).toMatchObject({ name: 'widgets/w1', displayName: 'One', size: 1, createdBy: 'users/alice' });
+      });
+  });
+});
+
+describe('resource decider: update', () => {
+  it('is NOT_FOUND for a missing or soft-deleted resource', () => {
+    given(widgets).when(update({ displayName: 'x' }, 'all-provided')).thenFails('NOT_FOUND', "widget 'widgets/w1' not found");
+    given(widgets, [created, deleted]).when(update({ displayName: 'x' }, 'all-provided')).thenFails('NOT_FOUND');
+  });
+
+  it("'all' sets every mutable field and clears the absent ones; immutable fields are ignored", () => {
+    given(widgets, [created])
+      .when(update({ displayName: 'Two', color: 'blue', size: 1 }, 'all'))
+      .then([updated({ displayName: 'Two' }, ['labels'])]);
+  });
+
+  it("'all-provided' touches only the fields present (null counts as absent)", () => {
+    given(widgets, [created])
+      .when(update({ displayName: 'Two', labels: null, color: 'blue', createTime: T2, bogus: 1 }, 'all-provided'))
+      .then([updated({ displayName: 'Two' }, [])]);
+  });
+
+  it('a mask sets listed paths, clears listed paths absent from the input, ignores immutable and unknown ones', () => {
+    given(widgets, [created])
+      .when(update({ displayName: 'Two', size: 3, color: 'blue' }, { paths: ['displayName', 'labels', 'color', 'name', 'bogus'] }))
+      .then([updated({ displayName: 'Two' }, ['labels'])]);
+  });
+
+  it('a dotted mask path sets or clears one map key', () => {
+    given(widgets, [created])
+      .when(update({ labels: { env: 'dev', owner: 'bob' } }, { paths: ['labels.env', 'labels.team', 'labels.owner'] }))
+      .thenState((state, events) => {
+        expect(events).toEqual([updated({ 'labels.env': 'dev', 'labels.owner': 'bob' }, ['labels.team'])]);
+        expect(state.resource).toEqual({ ...w1, labels: { env: 'dev', owner: 'bob' }, updateTime: T1 });
+      });
+  });
+
+  it('a map path covers its keys, so listing both does not conflict', () => {
+    given(widgets, [created])
+      .when(update({ labels: { a: '1' } }, { paths: ['labels.env', 'labels'] }))
+      .then([updated({ labels: { a: '1' } }, [])]);
+  });
+
+  it('rejects a malformed path', () => {
+    given(widgets, [created]).when(update({}, { paths: ['labels.'] })).thenFails('INVALID_ARGUMENT', /invalid field path/);
+    given(widgets, [created]).when(update({}, { paths: ['labels.__proto__'] })).thenFails('INVALID_ARGUMENT');
+  });
+
+  it('emits nothing when nothing changes (deep equality, key order free)', () => {
+    given(widgets, [created]).when(update({ labels: { team: 'core', env: 'prod' }, displayName: 'One' }, 'all-provided')).thenNothing();
+    given(widgets, [created]).when(update({}, { paths: ['labels.missing'] })).thenNothing();
+  });
+
+  it('validates the merged resource', () => {
+    given(widgets, [created]).when(update({ size: 0 }, 'all-provided')).thenFails('INVALID_ARGUMENT', /size/);
+    // 'all' without size clears it, and the merged resource then fails validation
+    given(widgets, [created]).when(update({ displayName: 'One' }, 'all')).thenFails('INVALID_ARGUMENT', /size/);
+  });
+
+  it('passes the previous resource to validate', () => {
+    const seen: Array<Resource | undefined> = [];
+    const spy = resourceDecider({ ...widgetSpec, validate: (_resource, { previous }) => void seen.push(previous) });
+    given(spy, [created]).when(update({ displayName: 'Two' }, 'all-provided')).then([updated({ displayName: 'Two' }, [])]);
+    expect(seen).toEqual([w1]);
+  });
+});
+
+describe('resource decider: delete and undelete', () => {
+  it('soft-deletes a live resource', () => {
+    given(widgets, [created])
+      .when(del())
+      .thenState((state, events) => {
+        expect(events).toEqual([deleted]);
+        expect(state).toEqual({ resource: { ...w1, deleteTime: T1 }, deleted: true });
+      });
+  });
+
+  it('is NOT_FOUND for a missing or already deleted resource', () => {
+    given(widgets).when(del()).thenFails('NOT_FOUND', /widgets\/w1/);
+    given(widgets, [created, deleted]).when(del()).thenFails('NOT_FOUND');
+  });
+
+  it('undeletes a deleted resource, clearing deleteTime', () => {
+    given(widgets, [created, deleted])
+      .when(undelete())
+      .thenState((state, events) => {
+        expect(events).toEqual([{ type: 'WidgetUndeleted', data: { updateTime: T2 } }]);
+        expect(state).toEqual({ resource: { ...w1, updateTime: T2 }, deleted: false });
+      });
+  });
+
+  it('undelete: NOT_FOUND when missing, FAILED_PRECONDITION when live', () => {
+    given(widgets).when(undelete()).thenFails('NOT_FOUND');
+    given(widgets, [created]).when(undelete()).thenFails('FAILED_PRECONDITION', "widget 'widgets/w1' is not deleted");
+  });
+
+  it('undelete is UNIMPLEMENTED for a kind that does not support it', () => {
+    given(nonRestorable, []).when(undelete()).thenFails('UNIMPLEMENTED', /known issue resources cannot be undeleted/);
+  });
+});
+
+describe('applyResourceEvent', () => {
+  it('keeps extra read-model fields and creates missing maps for dotted sets', () => {
+    const { labels: _labels, displayName: _displayName, ...rest } = w1;
+    const doc = { ...rest, displayName: 'One', _org: 'acme', _pos: 3 };
+    expect(applyResourceEvent(doc, updated({ 'labels.env': 'dev' }, ['displayName']))).toStrictEqual({
+      ...rest,
+      labels: { env: 'dev' },
+      _org: 'acme',
+      _pos: 3,
+      updateTime: T1,
+    });
+  });
+
+  it('throws on an event for a resource that was never created', () => {
+    expect(() => applyResourceEvent(null, deleted)).toThrow(/never created/);
+  });
+});

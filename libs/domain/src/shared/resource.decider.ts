@@ -1,0 +1,150 @@
+/**
+ * The generic decider behind the resource kit: Create / Update (field mask) / Delete / Undelete for any
+ * area described by a ResourceSpec. One stream per resource, so the state is that one resource.
+ */
+import type { Decider } from './decider';
+import { DomainError, alreadyExists, failedPrecondition, invalid, notFound } from './domain-error';
+import {
+  deepEqual,
+  getPath,
+  isPresent,
+  isValidPath,
+  setPath,
+  unsetPath,
+  type JsonObject,
+} from './json-path';
+import type { Resource, ResourceCommand, ResourceEvent, ResourceSpec, ResourceState, UpdateScope } from './resource';
+
+type Created = Extract<ResourceEvent, { type: `${string}Created` }>;
+type Updated = Extract<ResourceEvent, { type: `${string}Updated` }>;
+type Deleted = Extract<ResourceEvent, { type: `${string}Deleted` }>;
+type Undeleted = Extract<ResourceEvent, { type: `${string}Undeleted` }>;
+
+// Event types are `${kind}<Suffix>`; the projector does not know the kind, so recognise them by suffix.
+// ('NoteUndeleted' does not end with 'Deleted': the suffix match is case-sensitive.)
+const isCreated = (event: ResourceEvent): event is Created => event.type.endsWith('Created');
+const isUpdated = (event: ResourceEvent): event is Updated => event.type.endsWith('Updated');
+const isDeleted = (event: ResourceEvent): event is Deleted => event.type.endsWith('Deleted');
+const isUndeleted = (event: ResourceEvent): event is Undeleted => event.type.endsWith('Undeleted');
+
+/**
+ * Folds one resource event onto a resource. The aggregate's evolve and the read-model projector both use
+ * it, so the stored document can never differ from the aggregate state (extra fields such as `_org` and
+ * `_pos` on a read-model document pass through untouched).
+ */
+export function applyResourceEvent(resource: Resource | null, event: ResourceEvent): Resource | null {
+  if (isCreated(event)) return event.data.resource;
+  // A corrupt stream is a bug, not a user error: throwing lets the projector park the event.
+  if (resource === null) throw new Error(`${event.type} applied to a resource that was never created`);
+  if (isUpdated(event)) {
+    let next = resource;
+    for (const [path, value] of Object.entries(event.data.set)) next = setPath(next, path, value);
+    for (const path of event.data.unset) next = unsetPath(next, path);
+    return { ...next, updateTime: event.data.updateTime };
+  }
+  if (isUndeleted(event)) return { ...unsetPath(resource, 'deleteTime'), updateTime: event.data.updateTime };
+  if (isDeleted(event)) return { ...resource, deleteTime: event.data.deleteTime };
+  throw new Error(`unknown resource event type ${(event as { type: string }).type}`);
+}
+
+export function resourceDecider(spec: ResourceSpec): Decider<ResourceState, ResourceCommand, ResourceEvent> {
+  const label = spec.kind.replace(/(?<!^)([A-Z])/g, ' $1').toLowerCase(); // 'KnownIssue' -> 'known issue'
+  const mutable = spec.settable.filter((field) => !(spec.immutable ?? []).includes(field));
+
+  const live = (state: ResourceState, name: string): Resource => {
+    // AIP-135: a soft-deleted resource cannot be updated or deleted again; it reads as not found.
+    if (state.resource === null || state.deleted) throw notFound(`${label} '${name}' not found`);
+    return state.resource;
+  };
+
+  function create(command: Extract<ResourceCommand, { type: 'Create' }>, state: ResourceState): ResourceEvent[] {
+    const { actor, id } = command;
+    const name = `${spec.collection}/${id}`;
+    // The stream outlives a soft delete, so a deleted resource still holds its name.
+    if (state.resource !== null) throw alreadyExists(`${label} '${name}' already exists`);
+    if (!spec.idPattern.test(id)) throw invalid(`${spec.idRule} (got '${id}')`);
+    const provided: JsonObject = {};
+    for (const field of spec.settable) {
+      // Unknown and output-only fields are dropped silently (wire convention 5).
+      if (Object.hasOwn(command.resource, field) && isPresent(command.resource[field])) {
+        provided[field] = command.resource[field];
+      }
+    }
+    let resource: Resource = { ...spec.defaults, ...provided, name, createTime: actor.now, updateTime: actor.now };
+    if (spec.onCreate) resource = spec.onCreate(resource, actor);
+    spec.validate?.(resource, { actor });
+    return [{ type: `${spec.kind}Created`, data: { resource } }];
+  }
+
+  function update(command: Extract<ResourceCommand, { type: 'Update' }>, state: ResourceState): ResourceEvent[] {
+    const { actor, name, resource: input } = command;
+    const previous = live(state, name);
+    const set: JsonObject = {};
+    const unset: string[] = [];
+    for (const path of pathsInScope(command.scope, input)) {
+      const next = getPath(input, path);
+      const before = getPath(previous, path);
+      if (isPresent(next)) {
+        if (!deepEqual(next, before)) set[path] = next;
+      } else if (before !== undefined) {
+        unset.push(path); // in scope but not supplied: AIP-134 clears it
+      }
+    }
+    // Nothing changes: no event, so a repeated update neither bumps updateTime nor grows the stream;
+    // the handler answers with the current resource.
+    if (Object.keys(set).length === 0 && unset.length === 0) return [];
+    const event: ResourceEvent = { type: `${spec.kind}Updated`, data: { set, unset, updateTime: actor.now } };
+    // Validate exactly what evolve (and the projector) will store.
+    const merged = applyResourceEvent(previous, event);
+    if (merged !== null) spec.validate?.(merged, { actor, previous });
+    return [event];
+  }
+
+  /** The mutable paths an update touches; immutable, output-only and unknown fields are ignored. */
+  function pathsInScope(scope: UpdateScope, input: JsonObject): string[] {
+    if (scope === 'all') return mutable;
+    if (scope === 'all-provided') return mutable.filter((field) => isPresent(input[field]));
+    for (const path of scope.paths) {
+      if (!isValidPath(path)) throw invalid(`invalid field path '${path}' in update_mask`);
+    }
+    // Paths arrive camelCase; the API layer rejects paths the resource does not have at all.
+    const paths = [...new Set(scope.paths)].filter((path) => mutable.includes(path.split('.')[0]));
+    // `labels` and `labels.env` together would conflict; the whole map already covers the key.
+    return paths.filter((path) => !paths.some((other) => path.startsWith(`${other}.`)));
+  }
+
+  function decide(command: ResourceCommand, state: ResourceState): ResourceEvent[] {
+    switch (command.type) {
+      case 'Create':
+        return create(command, state);
+      case 'Update':
+        return update(command, state);
+      case 'Delete':
+        live(state, command.name);
+        return [{ type: `${spec.kind}Deleted`, data: { deleteTime: command.actor.now } }];
+      case 'Undelete': {
+        if (!spec.undeletable) {
+          throw new DomainError('UNIMPLEMENTED', `${label} resources cannot be undeleted`);
+        }
+        if (state.resource === null) throw notFound(`${label} '${command.name}' not found`);
+        if (!state.deleted) throw failedPrecondition(`${label} '${command.name}' is not deleted`);
+        return [{ type: `${spec.kind}Undeleted`, data: { updateTime: command.actor.now } }];
+      }
+      default:
+        return assertNever(command);
+    }
+  }
+
+  return {
+    initialState: () => ({ resource: null, deleted: false }),
+    evolve: (state, event) => {
+      const resource = applyResourceEvent(state.resource, event);
+      return { resource, deleted: resource !== null && resource.deleteTime !== undefined };
+    },
+    decide,
+  };
+}
+
+function assertNever(value: never): never {
+  throw new Error(`unhandled command ${JSON.stringify(value)}`);
+}

@@ -1,0 +1,79 @@
+/**
+ * Given / when / then for decider tests (jest only; not exported from the package index):
+ *
+ *   given(accessDecider, [initialized]).when(createRole(...)).then([roleCreated(...)]);
+ *   given(accessDecider, []).when(deleteRole(...)).thenFails('FAILED_PRECONDITION', /not initialized/);
+ *
+ * History, command and every folded state are deep-frozen, so a decide or evolve that mutates its
+ * input fails the test.
+ */
+import type { Decider, DomainEvent } from './decider';
+import { DomainError, type ErrorCode } from './domain-error';
+
+export interface Scenario<S, E> {
+  /** The command produces exactly these events (which must also fold without error). Returns them. */
+  then(expected: E[]): E[];
+  /** The command is rejected with this code (and a message matching `message`). Returns the error. */
+  thenFails(code: ErrorCode, message?: RegExp | string): DomainError;
+  /** The command is accepted and changes nothing. */
+  thenNothing(): void;
+  /** Hands the state after the new events (and the events) to an assertion. */
+  thenState(assert: (state: S, events: E[]) => void): void;
+}
+
+export function given<S, C, E extends DomainEvent>(decider: Decider<S, C, E>, history: E[] = []) {
+  return {
+    when(command: C): Scenario<S, E> {
+      deepFreeze(history);
+      deepFreeze(command);
+      // Every intermediate state is frozen too, so evolve must build new state rather than edit it.
+      const evolve = (state: S, event: E): S => deepFreeze(decider.evolve(state, event));
+      const before = history.reduce(evolve, deepFreeze(decider.initialState()));
+      const run = (): E[] => decider.decide(command, before);
+      const after = (events: E[]): S => events.reduce(evolve, before);
+      return {
+        then(expected) {
+          const events = run();
+          expect(events).toEqual(expected);
+          after(deepFreeze(events));
+          return events;
+        },
+        thenFails(code, message) {
+          let events: E[];
+          try {
+            events = run();
+          } catch (error) {
+            expect(error).toBeInstanceOf(DomainError);
+            const domainError = error as DomainError;
+            expect({ code: domainError.code, message: domainError.message }).toEqual({
+              code,
+              message: message === undefined ? expect.any(String) : expect.stringMatching(message),
+            });
+            return domainError;
+          }
+          throw new Error(`expected ${code}, but the command produced ${JSON.stringify(events)}`);
+        },
+        thenNothing() {
+          expect(run()).toEqual([]);
+        },
+        thenState(assert) {
+          const events = deepFreeze(run());
+          assert(after(events), events);
+        },
+      };
+    },
+  };
+}
+
+/** Binds a decider once per test file: `const given = givenFor(accessDecider)`. */
+export function givenFor<S, C, E extends DomainEvent>(decider: Decider<S, C, E>) {
+  return (history: E[] = []) => given(decider, history);
+}
+
+function deepFreeze<T>(value: T): T {
+  if (typeof value === 'object' && value !== null && !Object.isFrozen(value)) {
+    Object.freeze(value);
+    for (const child of Object.values(value)) deepFreeze(child);
+  }
+  return value;
+}

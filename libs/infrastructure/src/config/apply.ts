@@ -1,0 +1,107 @@
+import { PERMISSIONS } from '@svc/contracts/roles/permissions';
+import { type Connection, connectionDecider } from '@svc/domain/connections/connection.decider';
+import { apiKeyDecider, organizationDecider } from '@svc/domain/organizations/organization.decider';
+import { accessDecider } from '@svc/domain/roles/access.decider';
+import type { Actor, Decider, DomainEvent } from '@svc/domain/shared/decider';
+import { DomainError } from '@svc/domain/shared/domain-error';
+import { hashSecret, verifySecret } from '../auth/secret-hash';
+import { CommandExecutor } from '../commands/command-executor';
+import { comparePositions, type Position } from '../event-store/event-store.port';
+import type { ReadStore } from '../read-store/read-store.port';
+import { ConfigError, type ConnectionConfig, type OperatorConfig } from './operator-config';
+import { SecretBox } from './secrets';
+
+/** The actor recorded on events that come from the operator configuration. */
+export const CONFIG_ACTOR = 'operator-config';
+
+export interface ApplyResult {
+  /** Position of the newest event appended, or null when the configuration was already in place. */
+  position: Position | null;
+  changes: number;
+}
+
+/**
+ * Applies the configuration idempotently, each change as events through the same deciders the API
+ * uses: what is there is left alone, what is new is added, what changed is updated. A member's
+ * roles from the file apply only when the member is first added (later AssignRoles wins).
+ */
+export async function applyOperatorConfig(
+  config: OperatorConfig,
+  deps: { executor: CommandExecutor; reads: ReadStore; secrets: SecretBox; now?: () => Date },
+): Promise<ApplyResult> {
+  let position: Position | null = null;
+  let changes = 0;
+  const now = () => (deps.now ? deps.now() : new Date()).toISOString();
+  for (const org of config.organizations) {
+    const actor: Actor = { org: org.id, actor: CONFIG_ACTOR, subject: CONFIG_ACTOR, permissions: [...PERMISSIONS], now: now() };
+    const run = async <S, C, E extends DomainEvent>(decider: Decider<S, C, E>, streamId: string, command: C) => {
+      try {
+        const result = await deps.executor.execute({ decider, streamId, command, context: { actor } });
+        if (result.position) {
+          changes += result.events.length;
+          if (!position || comparePositions(result.position, position) > 0) position = result.position;
+        }
+      } catch (error) {
+        if (error instanceof DomainError) throw new ConfigError(`organization '${org.id}': ${error.message}`);
+        throw error;
+      }
+    };
+    await run(organizationDecider, `organization-${org.id}`, {
+      type: 'ConfigureOrganization',
+      actor,
+      organizationId: org.id,
+      displayName: org.displayName,
+    });
+    await run(accessDecider, `access-${org.id}`, { type: 'InitializeAccess', actor });
+    const principals = [
+      ...org.members.map((m) => ({ name: `users/${m.user}`, roles: m.roles, apiKeys: m.apiKeys })),
+      ...org.serviceAccounts.map((s) => ({ name: `service-accounts/${s.id}`, roles: s.roles, apiKeys: s.apiKeys })),
+    ];
+    for (const sa of org.serviceAccounts) {
+      await run(organizationDecider, `organization-${org.id}`, { type: 'AddServiceAccount', actor, serviceAccountId: sa.id });
+    }
+    for (const principal of principals) {
+      await run(accessDecider, `access-${org.id}`, { type: 'AddMember', actor, member: principal.name, roles: principal.roles });
+      for (const key of principal.apiKeys) {
+        const owner = await deps.reads.collection('apikeys').findOne({ _id: `apikey|${key.keyId}` });
+        if (owner && owner._org !== org.id) {
+          throw new ConfigError(`API key '${key.keyId}' already belongs to another organization; key usernames are global`);
+        }
+        await run(apiKeyDecider, `apikey-${org.id}:api-keys/${key.keyId}`, {
+          type: 'IssueApiKey',
+          actor,
+          keyId: key.keyId,
+          principal: principal.name,
+          secretHash: hashSecret(key.secret),
+          matches: (stored: string) => verifySecret(key.secret, stored),
+        });
+      }
+    }
+    for (const connection of org.connections) {
+      const configured = toConnection(connection, deps.secrets);
+      await run(connectionDecider, `connection-${org.id}:${configured.name}`, { type: 'ConfigureConnection', actor, connection: configured });
+    }
+  }
+  return { position, changes };
+}
+
+/** Wire shape of a configured connection, secrets sealed (a reference or ciphertext, never clear). */
+function toConnection(c: ConnectionConfig, secrets: SecretBox): Connection {
+  return {
+    name: `connections/${c.id}`,
+    displayName: c.displayName,
+    description: c.description,
+    connectionType: c.type,
+    connectionDetails: sealDeep(c.details, secrets) as Record<string, unknown>,
+    toolConfigurations: c.tools,
+  };
+}
+
+function sealDeep(value: unknown, secrets: SecretBox, key = ''): unknown {
+  if (Array.isArray(value)) return value.map((v) => sealDeep(v, secrets));
+  if (value && typeof value === 'object') {
+    return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, sealDeep(v, secrets, k)]));
+  }
+  if (typeof value === 'string' && SecretBox.isSecretField(key)) return secrets.seal(value);
+  return value;
+}

@@ -1,0 +1,46 @@
+import * as path from 'node:path';
+
+/** Process settings from the environment; every default runs the embedded (SQLite) mode. */
+export interface Settings {
+  host: string;
+  port: number;
+  dataDir: string;
+  eventStoreUrl?: string;
+  mongoUrl?: string;
+  configFile?: string;
+  typeHost: string;
+  /** How `npm start` runs the projector: a child process, inside the api process, or not at all. */
+  projectorMode: 'process' | 'inprocess' | 'off';
+  /** Upper bound on how long a command waits for its projection before answering (read your writes). */
+  readWaitMs: number;
+  bodyLimitBytes: number;
+  projectorHealthPort: number;
+}
+
+export function loadSettings(env: NodeJS.ProcessEnv = process.env): Settings {
+  const mode = env.SVC_PROJECTOR ?? 'process';
+  if (mode !== 'process' && mode !== 'inprocess' && mode !== 'off') {
+    throw new Error(`SVC_PROJECTOR must be process, inprocess or off, got '${mode}'`);
+  }
+  return {
+    host: env.HOST ?? '127.0.0.1',
+    port: intSetting(env, 'PORT', 8080),
+    dataDir: path.resolve(env.SVC_DATA_DIR ?? './data'),
+    eventStoreUrl: env.EVENTSTORE_URL || undefined,
+    mongoUrl: env.MONGODB_URL || undefined,
+    configFile: env.SVC_CONFIG || undefined,
+    typeHost: env.SVC_TYPE_HOST ?? 'type.googleapis.com',
+    projectorMode: mode,
+    readWaitMs: intSetting(env, 'SVC_READ_WAIT_MS', 5000),
+    bodyLimitBytes: intSetting(env, 'SVC_BODY_LIMIT_BYTES', 1024 * 1024),
+    projectorHealthPort: intSetting(env, 'PROJECTOR_PORT', 0),
+  };
+}
+
+function intSetting(env: NodeJS.ProcessEnv, name: string, fallback: number): number {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  const value = Number(raw);
+  if (!Number.isInteger(value) || value < 0) throw new Error(`${name} must be a non-negative integer, got '${raw}'`);
+  return value;
+}

@@ -1,0 +1,68 @@
+import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+
+const ENV_REFERENCE = /^\$\{env:([A-Za-z_][A-Za-z0-9_]*)\}$/;
+const PREFIX = 'enc:v1:';
+
+/**
+ * Connection secrets never reach an event in clear: an `${env:NAME}` reference is stored as written
+ * and resolved at use; an inline secret is stored as AES-256-GCM ciphertext. The key comes from
+ * SVC_ENCRYPTION_KEY (base64, 32 bytes) or, in the embedded mode, a key file in the data directory.
+ */
+export class SecretBox {
+  private constructor(private readonly key: Buffer) {}
+
+  static fromEnvironment(dataDir: string, env: NodeJS.ProcessEnv = process.env): SecretBox {
+    if (env.SVC_ENCRYPTION_KEY) {
+      const key = Buffer.from(env.SVC_ENCRYPTION_KEY, 'base64');
+      if (key.length !== 32) throw new Error('SVC_ENCRYPTION_KEY must be 32 bytes, base64-encoded');
+      return new SecretBox(key);
+    }
+    const file = path.join(dataDir, 'encryption.key');
+    fs.mkdirSync(dataDir, { recursive: true });
+    if (!fs.existsSync(file)) {
+      try {
+        fs.writeFileSync(file, randomBytes(32).toString('base64'), { mode: 0o600, flag: 'wx' });
+      } catch (error) {
+        // Another process created it first; use theirs.
+        if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+      }
+    }
+    return new SecretBox(Buffer.from(fs.readFileSync(file, 'utf8').trim(), 'base64'));
+  }
+
+  /** What to store for a secret value: the reference itself, or ciphertext. */
+  seal(value: string): string {
+    if (ENV_REFERENCE.test(value) || value.startsWith(PREFIX)) return value;
+    const iv = randomBytes(12);
+    const cipher = createCipheriv('aes-256-gcm', this.key, iv);
+    const data = Buffer.concat([cipher.update(value, 'utf8'), cipher.final()]);
+    return `${PREFIX}${iv.toString('base64url')}.${cipher.getAuthTag().toString('base64url')}.${data.toString('base64url')}`;
+  }
+
+  /** The clear value of a stored secret, at the moment of use. */
+  open(stored: string, env: NodeJS.ProcessEnv = process.env): string {
+    const reference = ENV_REFERENCE.exec(stored);
+    if (reference) return env[reference[1]] ?? '';
+    if (!stored.startsWith(PREFIX)) return stored;
+    const [iv, tag, data] = stored.slice(PREFIX.length).split('.');
+    const decipher = createDecipheriv('aes-256-gcm', this.key, Buffer.from(iv, 'base64url'));
+    decipher.setAuthTag(Buffer.from(tag, 'base64url'));
+    return Buffer.concat([decipher.update(Buffer.from(data, 'base64url')), decipher.final()]).toString('utf8');
+  }
+
+  /** True when a field name holds a secret (password, signing_secret, token, ...). */
+  static isSecretField(name: string): boolean {
+    return /(password|secret|token|private_?key)$/i.test(name);
+  }
+}
+
+/** Resolves `${env:NAME}` in a configuration value (for values that are used, not stored). */
+export function resolveEnv(value: string, env: NodeJS.ProcessEnv = process.env): string {
+  return value.replace(/\$\{env:([A-Za-z_][A-Za-z0-9_]*)\}/g, (_, name: string) => {
+    const resolved = env[name];
+    if (resolved === undefined) throw new Error(`environment variable ${name} is not set (referenced by the configuration)`);
+    return resolved;
+  });
+}

@@ -1,0 +1,247 @@
+import {
+  ANY,
+  AllStreamResolvedEvent,
+  AppendExpectedRevision,
+  BACKWARDS,
+  END,
+  EventStoreDBClient,
+  FORWARDS,
+  NO_STREAM,
+  ReadPosition,
+  START as ESDB_START,
+  STREAM_EXISTS,
+  StreamNotFoundError,
+  WrongExpectedVersionError,
+  excludeSystemEvents,
+  jsonEvent,
+} from '@eventstore/db-client';
+import {
+  AppendResult,
+  EventMetadata,
+  EventStore,
+  ExpectedRevision,
+  NewEvent,
+  Position,
+  ReadAllOptions,
+  ReadStreamOptions,
+  RecordedEvent,
+  START,
+  SubscribeOptions,
+  Subscription,
+  WrongExpectedRevisionError,
+  comparePositions,
+} from './event-store.port';
+
+const DEFAULT_READ_ALL_MAX = 4096;
+/**
+ * Page bounds when scanning $all: system events are filtered client-side, so a page may hold few user
+ * events (an idle server writes only $stats); pages grow so a long run of them costs few round trips.
+ */
+const MIN_READ_ALL_PAGE = 64;
+const MAX_READ_ALL_PAGE = 4096;
+
+/** The recorded-event shape the client yields (JSON or binary), with a position when read from $all. */
+type EsdbRecorded = NonNullable<AllStreamResolvedEvent['event']>;
+type EsdbStreamRecorded = Omit<EsdbRecorded, 'position'> & { position?: Position };
+
+/**
+ * The production event store: a thin mapping of the port onto @eventstore/db-client (v6).
+ * Requires EventStoreDB >= 22.6 (events read from a stream carry their $all position).
+ *
+ * Idempotency is the server's: re-appending the same event ids with the same expected revision is a
+ * no-op that answers success. Unlike the SQLite adapter, ESDB does not index event ids globally, so the
+ * ids are only recognised relative to the expected revision given.
+ */
+export class EsdbEventStore implements EventStore {
+  private readonly client: EventStoreDBClient;
+
+  constructor(options: { url: string } | { client: EventStoreDBClient }) {
+    this.client = 'client' in options ? options.client : EventStoreDBClient.connectionString(options.url);
+  }
+
+  async append(streamId: string, events: NewEvent[], expected: ExpectedRevision): Promise<AppendResult> {
+    let result;
+    try {
+      result = await this.client.appendToStream(
+        streamId,
+        events.map((e) => jsonEvent({ id: e.id, type: e.type, data: e.data, metadata: e.metadata })),
+        { expectedRevision: toEsdbExpected(expected) },
+      );
+    } catch (err) {
+      if (err instanceof WrongExpectedVersionError) {
+        const actual = err.actualVersion;
+        // Some server versions report a missing stream as revision -1 rather than omitting it.
+        throw new WrongExpectedRevisionError(streamId, expected, typeof actual === 'bigint' && actual < 0n ? 'no_stream' : actual);
+      }
+      throw err;
+    }
+    const nextRevision = result.nextExpectedRevision;
+    // The server may omit the position (notably for an idempotent re-append); read it from the event.
+    const position = result.position ?? (await this.positionOf(streamId, nextRevision));
+    return { nextRevision, position };
+  }
+
+  private async positionOf(streamId: string, revision: bigint): Promise<Position> {
+    if (revision < 0n) return START;
+    const [event] = await this.readStream(streamId, { fromRevision: revision, maxCount: 1 });
+    if (!event) throw new Error(`stream ${streamId}: no event at revision ${revision} to take the position from`);
+    return event.position;
+  }
+
+  async readStream(streamId: string, options: ReadStreamOptions = {}): Promise<RecordedEvent[]> {
+    const backwards = options.direction === 'backwards';
+    const out: RecordedEvent[] = [];
+    try {
+      const read = this.client.readStream(streamId, {
+        direction: backwards ? BACKWARDS : FORWARDS,
+        fromRevision: options.fromRevision ?? (backwards ? END : ESDB_START),
+        ...(options.maxCount === undefined ? {} : { maxCount: options.maxCount }),
+      });
+      for await (const resolved of read) {
+        if (resolved.event) out.push(toRecorded(resolved.event));
+      }
+    } catch (err) {
+      if (err instanceof StreamNotFoundError) return [];
+      throw err;
+    }
+    return out;
+  }
+
+  /**
+   * $all through the port's lens: system events and non-JSON events are skipped, and `after` is
+   * exclusive (the server's fromPosition is inclusive). Because skipped events still count against the
+   * server's maxCount, this pages until it has `maxCount` events or reaches the end of the log.
+   */
+  async readAll(options: ReadAllOptions = {}): Promise<RecordedEvent[]> {
+    const backwards = options.direction === 'backwards';
+    const want = options.maxCount ?? DEFAULT_READ_ALL_MAX;
+    const out: RecordedEvent[] = [];
+    let bound = options.after;
+    if (want <= 0 || (backwards && bound && isStart(bound))) return out;
+
+    let minPage = MIN_READ_ALL_PAGE;
+    while (out.length < want) {
+      const fromPosition: ReadPosition = bound && !isStart(bound) ? bound : backwards ? END : ESDB_START;
+      // +1: the event at an inclusive fromPosition comes back again and is skipped below.
+      const pageSize = Math.min(Math.max(want - out.length, minPage), MAX_READ_ALL_PAGE) + 1;
+      minPage = Math.min(minPage * 2, MAX_READ_ALL_PAGE);
+      let received = 0;
+      let lastSeen: Position | undefined;
+      const read = this.client.readAll({ direction: backwards ? BACKWARDS : FORWARDS, fromPosition, maxCount: pageSize });
+      for await (const resolved of read) {
+        received += 1;
+        const event = resolved.event;
+        if (!event) continue;
+        lastSeen = event.position;
+        if (bound && !isStart(bound)) {
+          const cmp = comparePositions(event.position, bound);
+          if (backwards ? cmp >= 0 : cmp <= 0) continue;
+        }
+        if (!isUserEvent(event)) continue;
+        out.push(toRecorded(event));
+        if (out.length >= want) break;
+      }
+      if (out.length >= want || received < pageSize || !lastSeen) break;
+      bound = lastSeen;
+    }
+    return out;
+  }
+
+  subscribeToAll(options: SubscribeOptions): Subscription {
+    const after = options.after;
+    const sub = this.client.subscribeToAll({
+      fromPosition: isStart(after) ? ESDB_START : after,
+      filter: excludeSystemEvents(),
+    });
+    let closed = false;
+    let signalClosed: () => void = () => undefined;
+    const closedSignal = new Promise<IteratorReturnResult<undefined>>((resolve) => {
+      signalClosed = () => resolve({ done: true, value: undefined });
+    });
+
+    async function* run(): AsyncGenerator<RecordedEvent> {
+      const it = sub[Symbol.asyncIterator]();
+      try {
+        while (!closed) {
+          // Race with unsubscribe: a cancelled gRPC call does not reliably end the client's stream.
+          const next = await Promise.race([it.next(), closedSignal]);
+          if (next.done || closed) return;
+          const event = (next.value as AllStreamResolvedEvent).event;
+          if (!event || !isUserEvent(event)) continue;
+          // Defensive: never deliver the checkpoint event itself, whatever the server's inclusivity.
+          if (!isStart(after) && comparePositions(event.position, after) <= 0) continue;
+          yield toRecorded(event);
+        }
+      } catch (err) {
+        if (!closed) throw err;
+      } finally {
+        if (!closed) {
+          closed = true;
+          await sub.unsubscribe();
+        }
+      }
+    }
+
+    let started = false;
+    return {
+      [Symbol.asyncIterator]() {
+        if (started) throw new Error('a subscription can be iterated only once');
+        started = true;
+        return run();
+      },
+      async unsubscribe() {
+        if (closed) return;
+        closed = true;
+        signalClosed();
+        await sub.unsubscribe();
+      },
+    };
+  }
+
+  async headPosition(): Promise<Position> {
+    const [newest] = await this.readAll({ direction: 'backwards', maxCount: 1 });
+    return newest?.position ?? START;
+  }
+
+  async close(): Promise<void> {
+    await this.client.dispose();
+  }
+}
+
+function toEsdbExpected(expected: ExpectedRevision): AppendExpectedRevision {
+  switch (expected) {
+    case 'any':
+      return ANY;
+    case 'no_stream':
+      return NO_STREAM;
+    case 'stream_exists':
+      return STREAM_EXISTS;
+    default:
+      return expected;
+  }
+}
+
+function isStart(p: Position): boolean {
+  return p.commit < 0n;
+}
+
+function isUserEvent(event: EsdbRecorded): boolean {
+  return event.isJson && !event.type.startsWith('$');
+}
+
+function toRecorded(event: EsdbRecorded | EsdbStreamRecorded): RecordedEvent {
+  if (!event.position) {
+    throw new Error(`event ${event.id} has no position: EventStoreDB >= 22.6 is required`);
+  }
+  return {
+    id: event.id,
+    streamId: event.streamId,
+    revision: event.revision,
+    position: event.position,
+    type: event.type,
+    // Only JSON events are written by this adapter; the client parses JSON data and metadata.
+    data: event.data as Record<string, unknown>,
+    metadata: event.metadata as unknown as EventMetadata,
+    created: event.created.toISOString(),
+  };
+}

@@ -1,0 +1,44 @@
+import { type DynamicModule, Global, Inject, Module, type OnApplicationShutdown } from '@nestjs/common';
+import { CommandExecutor } from '../commands/command-executor';
+import { loadSettings, type Settings } from '../config/env';
+import { createEventStore } from '../event-store';
+import type { EventStore } from '../event-store/event-store.port';
+import { ProjectionWaiter } from '../projection/waiter';
+import { createReadStore } from '../read-store';
+import type { ReadStore } from '../read-store/read-store.port';
+import { EVENT_STORE, READ_STORE, SETTINGS } from './tokens';
+
+/** The two stores and what every process builds on them; EventStoreDB/MongoDB when their URLs are set, else SQLite. */
+@Global()
+@Module({})
+export class InfrastructureModule implements OnApplicationShutdown {
+  constructor(
+    @Inject(EVENT_STORE) private readonly events: EventStore,
+    @Inject(READ_STORE) private readonly reads: ReadStore,
+  ) {}
+
+  static forRoot(settings: Settings = loadSettings()): DynamicModule {
+    return {
+      module: InfrastructureModule,
+      providers: [
+        { provide: SETTINGS, useValue: settings },
+        {
+          provide: EVENT_STORE,
+          useFactory: () => createEventStore({ EVENTSTORE_URL: settings.eventStoreUrl, SVC_DATA_DIR: settings.dataDir }),
+        },
+        {
+          provide: READ_STORE,
+          useFactory: () => createReadStore({ MONGODB_URL: settings.mongoUrl, SVC_DATA_DIR: settings.dataDir }),
+        },
+        { provide: CommandExecutor, useFactory: (events: EventStore) => new CommandExecutor(events), inject: [EVENT_STORE] },
+        { provide: ProjectionWaiter, useFactory: (reads: ReadStore) => new ProjectionWaiter(reads), inject: [READ_STORE] },
+      ],
+      exports: [SETTINGS, EVENT_STORE, READ_STORE, CommandExecutor, ProjectionWaiter],
+    };
+  }
+
+  async onApplicationShutdown(): Promise<void> {
+    await this.events.close();
+    await this.reads.close();
+  }
+}

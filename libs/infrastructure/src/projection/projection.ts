@@ -1,0 +1,40 @@
+import type { DomainEvent } from '@svc/domain/shared/decider';
+import type { RecordedEvent } from '../event-store/event-store.port';
+import type { WriteOp } from '../read-store/read-store.port';
+
+/** A recorded event with its upcast domain payload. */
+export interface ProjectedEvent {
+  event: DomainEvent;
+  record: RecordedEvent;
+  /** Organization from the metadata. */
+  org: string;
+  /** Resource name from the stream id `<category>-<org>:<resource name>` (empty for aggregate streams). */
+  resourceName: string;
+  /** Commit position as a number (guards idempotency in the read store). */
+  pos: number;
+}
+
+/**
+ * A projection maps events to read-store operations; it does no I/O. The runner batches the
+ * operations of many events into one commit together with the projection's checkpoint.
+ */
+export interface Projection {
+  /** Also the checkpoint name. Bump `version` when the projected shape changes, then rebuild. */
+  name: string;
+  version: number;
+  /** Logical collections this projection owns (and a rebuild replaces). */
+  collections: string[];
+  /** Paths queries filter or sort on, per collection. */
+  indexes: Record<string, string[]>;
+  handle(event: ProjectedEvent): WriteOp[];
+}
+
+export function docId(org: string, name: string): string {
+  return `${org}|${name}`;
+}
+
+/** `note-acme:notes/n1` gives `notes/n1`; an aggregate stream like `access-acme` gives ''. */
+export function resourceNameOf(streamId: string): string {
+  const colon = streamId.indexOf(':');
+  return colon < 0 ? '' : streamId.slice(colon + 1);
+}

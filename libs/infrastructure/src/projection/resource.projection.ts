@@ -1,0 +1,50 @@
+import type { FilterSchema, ResourceApi } from '@svc/contracts/shared/resource-api';
+import type { ResourceSpec } from '@svc/domain/shared/resource';
+import type { WriteOp } from '../read-store/read-store.port';
+import { docId, type Projection, type ProjectedEvent } from './projection';
+
+/** Paths worth indexing for a resource: everything it can be filtered or ordered by, plus soft delete. */
+export function indexedPaths(filters: FilterSchema, orderBy: Record<string, string>): string[] {
+  const paths = new Set<string>(['name', 'deleteTime']);
+  for (const field of Object.values(filters)) if (field.type !== 'map') paths.add(field.path);
+  for (const path of Object.values(orderBy)) paths.add(path);
+  return [...paths];
+}
+
+/**
+ * The resource kit's projection: the read model document is the resource in its response shape,
+ * folded from the same events the aggregate folds (Created/Updated/Deleted/Undeleted).
+ */
+export function resourceProjection(spec: ResourceSpec, api: ResourceApi): Projection {
+  const collection = spec.collection;
+  const update = (e: ProjectedEvent, ops: Record<string, Record<string, unknown>>, upsert = false): WriteOp[] => [
+    { op: 'update', collection, id: docId(e.org, e.resourceName), pos: e.pos, update: ops, upsert },
+  ];
+  return {
+    name: collection,
+    version: 1,
+    collections: [collection],
+    indexes: { [collection]: indexedPaths(api.filters, api.orderBy) },
+    handle(e) {
+      const data = e.event.data;
+      switch (e.event.type) {
+        case `${spec.kind}Created`:
+          return update(e, { $set: { ...(data.resource as Record<string, unknown>), _org: e.org } }, true);
+        case `${spec.kind}Updated`: {
+          const unset = Object.fromEntries((data.unset as string[]).map((path) => [path, '']));
+          const ops: Record<string, Record<string, unknown>> = {
+            $set: { ...(data.set as Record<string, unknown>), updateTime: data.updateTime },
+          };
+          if (Object.keys(unset).length > 0) ops.$unset = unset;
+          return update(e, ops);
+        }
+        case `${spec.kind}Deleted`:
+          return update(e, { $set: { deleteTime: data.deleteTime } });
+        case `${spec.kind}Undeleted`:
+          return update(e, { $unset: { deleteTime: '' }, $set: { updateTime: data.updateTime } });
+        default:
+          return [];
+      }
+    },
+  };
+}

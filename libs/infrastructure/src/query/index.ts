@@ -1,0 +1,28 @@
+export {
+  compileFilter,
+  compileFilterAst,
+  normaliseTimestamp,
+  parseFilter,
+  type Comparator,
+  type FieldType,
+  type FilterArg,
+  type FilterAst,
+  type FilterField,
+  type FilterMember,
+  type FilterSchema,
+  type FilterText,
+} from './filter';
+export { parseOrderBy, toMongoSort, type SortKey } from './order-by';
+export {
+  decodePageToken,
+  encodePageToken,
+  keysetFilter,
+  pageSize,
+  queryFingerprint,
+  sortKeyValues,
+  type FingerprintInput,
+  type KeysetKey,
+  type PageSizeOptions,
+  type PageTokenPayload,
+} from './page-token';
+export { parseUpdateMask, type UpdateMask, type UpdateMaskSpec } from './field-mask';

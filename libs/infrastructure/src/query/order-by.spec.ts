@@ -1,0 +1,73 @@
+import { DomainError } from '@svc/domain/shared/domain-error';
+import { parseOrderBy, toMongoSort } from './order-by';
+
+const sortable = { create_time: 'createTime', display_name: 'displayName', update_time: 'updateTime' };
+
+function invalidMessage(fn: () => unknown): string {
+  try {
+    fn();
+  } catch (e) {
+    expect(e).toBeInstanceOf(DomainError);
+    expect((e as DomainError).code).toBe('INVALID_ARGUMENT');
+    return (e as DomainError).message;
+  }
+  throw new Error('expected an INVALID_ARGUMENT error');
+}
+
+describe('parseOrderBy', () => {
+  it('parses fields with optional directions and appends name as tiebreaker', () => {
+    expect(parseOrderBy('create_time desc, display_name', sortable, 'create_time')).toEqual([
+      { field: 'create_time', path: 'createTime', direction: -1 },
+      { field: 'display_name', path: 'displayName', direction: 1 },
+      { field: 'name', path: 'name', direction: 1 },
+    ]);
+    expect(parseOrderBy('  update_time   ASC ,create_time DESC  ', sortable, '').map((k) => k.direction)).toEqual([1, -1, 1]);
+  });
+
+  it('uses the default order when blank', () => {
+    expect(parseOrderBy(undefined, sortable, 'create_time desc')).toEqual([
+      { field: 'create_time', path: 'createTime', direction: -1 },
+      { field: 'name', path: 'name', direction: 1 },
+    ]);
+    expect(parseOrderBy('  ', sortable, '')).toEqual([{ field: 'name', path: 'name', direction: 1 }]);
+  });
+
+  it('does not append name when already listed', () => {
+    expect(parseOrderBy('name desc', sortable, '')).toEqual([{ field: 'name', path: 'name', direction: -1 }]);
+    expect(parseOrderBy('name, create_time', sortable, '').map((k) => k.field)).toEqual(['name', 'create_time']);
+  });
+
+  it('accepts camelCase names', () => {
+    expect(parseOrderBy('createTime desc,displayName', sortable, '').map((k) => k.field)).toEqual([
+      'create_time',
+      'display_name',
+      'name',
+    ]);
+  });
+
+  it('rejects bad input, naming the problem', () => {
+    expect(invalidMessage(() => parseOrderBy('foo', sortable, ''))).toBe(
+      "order_by: unknown field 'foo'; sortable fields are: name, create_time, display_name, update_time",
+    );
+    expect(invalidMessage(() => parseOrderBy('create_time sideways', sortable, ''))).toBe(
+      "order_by: expected 'asc' or 'desc' after 'create_time', got 'sideways'",
+    );
+    expect(invalidMessage(() => parseOrderBy('create_time desc x', sortable, ''))).toBe(
+      "order_by: unexpected 'x' after 'create_time desc'",
+    );
+    expect(invalidMessage(() => parseOrderBy('create_time,,name', sortable, ''))).toBe(
+      "order_by: empty item in 'create_time,,name'",
+    );
+    expect(invalidMessage(() => parseOrderBy('create_time, createTime desc', sortable, ''))).toBe(
+      "order_by: field 'create_time' is listed more than once",
+    );
+  });
+});
+
+describe('toMongoSort', () => {
+  it('keeps key order', () => {
+    const sort = toMongoSort(parseOrderBy('display_name desc, create_time', sortable, ''));
+    expect(sort).toEqual({ displayName: -1, createTime: 1, name: 1 });
+    expect(Object.keys(sort)).toEqual(['displayName', 'createTime', 'name']);
+  });
+});

@@ -1,0 +1,322 @@
+/**
+ * MongoDB read store over the official driver: a thin mapping of the port onto collections.
+ * Logical names resolve to physical collections through `_aliases` (cached for 500 ms, so a swap
+ * made by another process is seen within a second). Internal collections: `_checkpoints`,
+ * `_parked`, `_meta`, `_aliases`.
+ */
+import {
+  MongoClient,
+  MongoServerError,
+  type ClientSession,
+  type Collection,
+  type Db,
+  type Document,
+  type Filter as MongoFilter,
+  type Sort as MongoSort,
+  type UpdateFilter,
+} from 'mongodb';
+import { positionFromString, positionToString, type Position } from '../event-store/event-store.port';
+import type {
+  CheckpointRecord,
+  Doc,
+  Filter,
+  FindOptions,
+  ParkedEvent,
+  ProjectionBatch,
+  ReadCollection,
+  ReadStore,
+  Sort,
+  Update,
+  WriteOp,
+} from './read-store.port';
+
+/** Every collection holds string `_id`s (the driver's default schema would say ObjectId). */
+type StoredDoc = Doc & { _id: string };
+
+interface AliasDoc {
+  _id: string;
+  physical: string;
+}
+interface CheckpointDoc {
+  _id: string;
+  position: string;
+  updatedAt: string;
+}
+interface ParkedDoc {
+  _id: string;
+  projection: string;
+  eventId: string;
+  eventType: string;
+  streamId: string;
+  position: string;
+  error: string;
+  parkedAt: string;
+}
+interface MetaDoc {
+  _id: string;
+  value: unknown;
+}
+
+const ALIAS_TTL_MS = 500;
+const DUPLICATE_KEY = 11000;
+/** "Transaction numbers are only allowed on a replica set member or mongos". */
+const ILLEGAL_OPERATION = 20;
+const NAMESPACE_NOT_FOUND = 26;
+
+export interface MongoReadStoreOptions {
+  url: string;
+  /** Defaults to the database named in the URL (or the driver's default). */
+  dbName?: string;
+}
+
+export class MongoReadStore implements ReadStore {
+  private aliases = new Map<string, string>();
+  private aliasesLoadedAt = 0;
+  private aliasLoad: Promise<void> | null = null;
+
+  private constructor(
+    private readonly client: MongoClient,
+    private readonly db: Db,
+    /** Replica set or mongos: commits run in a transaction. A standalone server uses position guards. */
+    private transactions: boolean,
+  ) {}
+
+  static async create(options: MongoReadStoreOptions): Promise<MongoReadStore> {
+    const client = new MongoClient(options.url);
+    await client.connect();
+    try {
+      const db = client.db(options.dbName);
+      const hello = await db.admin().command({ hello: 1 });
+      const transactions = typeof hello.setName === 'string' || hello.msg === 'isdbgrid';
+      return new MongoReadStore(client, db, transactions);
+    } catch (err) {
+      await client.close();
+      throw err;
+    }
+  }
+
+  // ---------------------------------------------------------------- reads
+
+  collection(name: string): ReadCollection {
+    return {
+      find: async (filter, options) => {
+        const coll = await this.physicalCollection(name);
+        return coll.find(filter as MongoFilter<StoredDoc>, findOptions(options ?? {})).toArray();
+      },
+      findOne: async (filter, options) => {
+        const coll = await this.physicalCollection(name);
+        return coll.findOne(filter as MongoFilter<StoredDoc>, findOptions(options ?? {}));
+      },
+      countDocuments: async (filter) => {
+        const coll = await this.physicalCollection(name);
+        return coll.countDocuments(filter as MongoFilter<StoredDoc>);
+      },
+    };
+  }
+
+  async ensureIndexes(collection: string, paths: string[]): Promise<void> {
+    const coll = await this.physicalCollection(collection);
+    for (const path of new Set(paths)) {
+      if (path !== '_org') await coll.createIndex({ _org: 1, [path]: 1 });
+    }
+    await coll.createIndex({ _org: 1, _id: 1 });
+  }
+
+  // ---------------------------------------------------------------- writes
+
+  async commit(batch: ProjectionBatch): Promise<void> {
+    if (this.transactions) {
+      try {
+        await this.inTransaction(async (session) => {
+          for (const op of batch.ops) await this.applyInTransaction(op, session);
+          await this.setCheckpoint(batch.checkpoint, batch.position, session);
+        });
+        return;
+      } catch (err) {
+        if (!(err instanceof MongoServerError && err.code === ILLEGAL_OPERATION)) throw err;
+        this.transactions = false; // the topology said otherwise; fall through to guarded writes
+      }
+    }
+    for (const op of batch.ops) await this.applyGuarded(op);
+    await this.setCheckpoint(batch.checkpoint, batch.position); // last: a crash before it means redelivery, which the guards absorb
+  }
+
+  /** Inside a transaction a failed upsert would abort everything, so read the position first. */
+  private async applyInTransaction(op: WriteOp, session: ClientSession): Promise<void> {
+    const coll = await this.physicalCollection(op.collection);
+    if (op.op === 'delete') {
+      await coll.deleteOne({ _id: op.id }, { session });
+    } else if (op.op === 'insert') {
+      await insertIfAbsent(coll, op.doc, session);
+    } else {
+      const current = await coll.findOne({ _id: op.id }, { session, projection: { _pos: 1 } });
+      if (current && typeof current._pos === 'number' && current._pos >= op.pos) return;
+      if (!current && !op.upsert) return;
+      await coll.updateOne({ _id: op.id }, withPos(op.update, op.pos), { session, upsert: op.upsert ?? false });
+    }
+  }
+
+  private async applyGuarded(op: WriteOp): Promise<void> {
+    const coll = await this.physicalCollection(op.collection);
+    if (op.op === 'delete') {
+      await coll.deleteOne({ _id: op.id });
+    } else if (op.op === 'insert') {
+      await insertIfAbsent(coll, op.doc);
+    } else {
+      const guard: MongoFilter<StoredDoc> = { _id: op.id, $or: [{ _pos: { $exists: false } }, { _pos: { $lt: op.pos } }] };
+      try {
+        await coll.updateOne(guard, withPos(op.update, op.pos), { upsert: op.upsert ?? false });
+      } catch (err) {
+        // The guard filtered out a document that is already newer, so the upsert tried to insert its _id again.
+        if (!(err instanceof MongoServerError && err.code === DUPLICATE_KEY)) throw err;
+      }
+    }
+  }
+
+  private async setCheckpoint(name: string, position: Position, session?: ClientSession): Promise<void> {
+    await this.db
+      .collection<CheckpointDoc>('_checkpoints')
+      .updateOne(
+        { _id: name },
+        { $set: { position: positionToString(position), updatedAt: new Date().toISOString() } },
+        { upsert: true, session },
+      );
+  }
+
+  async getCheckpoint(name: string): Promise<Position | null> {
+    const doc = await this.db.collection<CheckpointDoc>('_checkpoints').findOne({ _id: name });
+    return doc ? positionFromString(doc.position) : null;
+  }
+
+  async listCheckpoints(): Promise<CheckpointRecord[]> {
+    const docs = await this.db.collection<CheckpointDoc>('_checkpoints').find({}).sort({ _id: 1 }).toArray();
+    return docs.map((d) => ({ name: d._id, position: positionFromString(d.position), updatedAt: d.updatedAt }));
+  }
+
+  async deleteCheckpoint(name: string): Promise<void> {
+    await this.db.collection<CheckpointDoc>('_checkpoints').deleteOne({ _id: name });
+  }
+
+  async park(event: ParkedEvent): Promise<void> {
+    const doc: ParkedDoc = { _id: `${event.projection}|${event.eventId}`, ...event, position: positionToString(event.position) };
+    await this.db.collection<ParkedDoc>('_parked').replaceOne({ _id: doc._id }, doc, { upsert: true });
+  }
+
+  async listParked(projection?: string): Promise<ParkedEvent[]> {
+    const docs = await this.db
+      .collection<ParkedDoc>('_parked')
+      .find(projection === undefined ? {} : { projection })
+      .sort({ parkedAt: 1, _id: 1 })
+      .toArray();
+    return docs.map(({ _id, ...d }) => ({ ...d, position: positionFromString(d.position) }));
+  }
+
+  async swapCollections(aliases: Record<string, string>, checkpoint: { name: string; position: Position }): Promise<void> {
+    await this.loadAliases(true);
+    const previous = new Map(Object.keys(aliases).map((logical) => [logical, this.aliases.get(logical) ?? logical]));
+    // A rebuild that forgot ensureIndexes still serves queries with the old collection's indexes.
+    for (const [logical, physical] of Object.entries(aliases)) await this.copyIndexes(previous.get(logical) ?? logical, physical);
+    const write = async (session?: ClientSession): Promise<void> => {
+      const coll = this.db.collection<AliasDoc>('_aliases');
+      for (const [logical, physical] of Object.entries(aliases)) {
+        if (physical === logical) await coll.deleteOne({ _id: logical }, { session });
+        else await coll.updateOne({ _id: logical }, { $set: { physical } }, { upsert: true, session });
+      }
+      await this.setCheckpoint(checkpoint.name, checkpoint.position, session);
+    };
+    if (this.transactions) await this.inTransaction(write);
+    else await write();
+    await this.loadAliases(true);
+    const live = new Set(this.aliases.values());
+    for (const [logical, old] of previous) {
+      if (old !== aliases[logical] && !live.has(old)) await this.dropCollection(old);
+    }
+  }
+
+  async dropCollection(physical: string): Promise<void> {
+    try {
+      await this.db.dropCollection(physical);
+    } catch (err) {
+      if (!(err instanceof MongoServerError && err.code === NAMESPACE_NOT_FOUND)) throw err;
+    }
+  }
+
+  async putMeta(key: string, value: unknown): Promise<void> {
+    await this.db.collection<MetaDoc>('_meta').updateOne({ _id: key }, { $set: { value: value ?? null } }, { upsert: true });
+  }
+
+  async getMeta<T = unknown>(key: string): Promise<T | null> {
+    const doc = await this.db.collection<MetaDoc>('_meta').findOne({ _id: key });
+    return doc ? ((doc.value ?? null) as T | null) : null;
+  }
+
+  async close(): Promise<void> {
+    await this.client.close();
+  }
+
+  // ---------------------------------------------------------------- helpers
+
+  private async inTransaction(fn: (session: ClientSession) => Promise<void>): Promise<void> {
+    const session = this.client.startSession();
+    try {
+      await session.withTransaction(() => fn(session));
+    } finally {
+      await session.endSession();
+    }
+  }
+
+  private async physicalCollection(name: string): Promise<Collection<StoredDoc>> {
+    await this.loadAliases(false);
+    return this.db.collection<StoredDoc>(this.aliases.get(name) ?? name);
+  }
+
+  private async loadAliases(force: boolean): Promise<void> {
+    if (!force && Date.now() - this.aliasesLoadedAt < ALIAS_TTL_MS) return;
+    if (!force && this.aliasLoad) return this.aliasLoad; // share one reload between concurrent queries
+    const load = (async () => {
+      const docs = await this.db.collection<AliasDoc>('_aliases').find({}).toArray();
+      this.aliases = new Map(docs.map((d) => [d._id, d.physical]));
+      this.aliasesLoadedAt = Date.now();
+    })();
+    this.aliasLoad = load;
+    try {
+      await load;
+    } finally {
+      if (this.aliasLoad === load) this.aliasLoad = null;
+    }
+  }
+
+  private async copyIndexes(from: string, to: string): Promise<void> {
+    if (from === to) return;
+    let indexes: Document[];
+    try {
+      indexes = await this.db.collection(from).indexes();
+    } catch (err) {
+      if (err instanceof MongoServerError && err.code === NAMESPACE_NOT_FOUND) return;
+      throw err;
+    }
+    for (const index of indexes) {
+      if (index.name !== '_id_') await this.db.collection(to).createIndex(index.key as Record<string, 1 | -1>);
+    }
+  }
+}
+
+/**
+ * Same order as the SQLite adapter: `_id` breaks ties (and orders unsorted queries), so pages and
+ * tests are deterministic on both backends.
+ */
+function findOptions(options: FindOptions): { sort: MongoSort; limit?: number; projection?: Document } {
+  const sort: Sort = { ...(options.sort ?? {}) };
+  if (!('_id' in sort)) sort._id = 1;
+  return { sort, limit: options.limit, projection: options.projection };
+}
+
+function withPos(update: Update, pos: number): UpdateFilter<StoredDoc> {
+  return { ...update, $set: { ...(update.$set ?? {}), _pos: pos } } as UpdateFilter<StoredDoc>;
+}
+
+/** `$setOnInsert` with upsert never fails on an existing `_id`, in or out of a transaction. */
+async function insertIfAbsent(coll: Collection<StoredDoc>, doc: StoredDoc, session?: ClientSession): Promise<void> {
+  const { _id, ...rest } = doc;
+  await coll.updateOne({ _id }, { $setOnInsert: rest as Partial<StoredDoc> }, { upsert: true, session });
+}

@@ -1,0 +1,811 @@
+/**
+ * SQLite read store: one table per physical collection holding documents as JSON, with MongoDB
+ * semantics from mingo, and SQL pushdown for the fields a projection declares (ensureIndexes).
+ *
+ * Pushdown rule: the SQL WHERE is either exact (same answer as MongoDB) or a superset of the answer,
+ * in which case mingo re-checks every candidate against the whole filter. json_extract can mirror
+ * MongoDB only for scalar values, so every declared path carries flags, maintained on every write
+ * and read in the same snapshot as the query: a path that ever held an array (anywhere along it) or
+ * an object is never pushed down; a path that held a boolean gets type guards and no SQL ordering.
+ *
+ * Schema state (aliases, collections, declared paths and their flags) is cached per connection and
+ * reloaded when the `_rs_state` version changes; every query reads that version inside its own read
+ * transaction, so a swap or a new flag made by another process is seen by the very next query.
+ */
+import { mkdirSync } from 'node:fs';
+import { dirname } from 'node:path';
+import Database from 'better-sqlite3';
+import { Query, update as mingoUpdate } from 'mingo';
+import { positionFromString, positionToString, type Position } from '../event-store/event-store.port';
+import type {
+  CheckpointRecord,
+  Doc,
+  Filter,
+  FindOptions,
+  ParkedEvent,
+  ProjectionBatch,
+  ReadCollection,
+  ReadStore,
+  Sort,
+  Update,
+  WriteOp,
+} from './read-store.port';
+
+type Criteria = ConstructorParameters<typeof Query>[0];
+type Modifier = Parameters<typeof mingoUpdate>[1];
+type Statement = Database.Statement<unknown[], unknown>;
+
+/** An array somewhere on the path, or an object/array value: json_extract cannot mirror MongoDB there. */
+const UNSAFE = 1;
+/** A boolean value: json_extract yields 1/0, which compares and sorts as a number. */
+const BOOL = 2;
+
+/** Paths we can inline into a JSON path literal (and an index expression) without quoting. */
+const PATH_RE = /^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*$/;
+
+interface PathState {
+  flags: number;
+  segs: string[];
+}
+
+interface CollectionState {
+  table: string;
+  /** Flags of `_org`: UNSAFE once a document held a non-string `_org` (the column then is not the field). */
+  orgFlags: number;
+  paths: Map<string, PathState>;
+}
+
+interface State {
+  version: number;
+  aliases: Map<string, string>;
+  collections: Map<string, CollectionState>;
+}
+
+/** A WHERE fragment; `sql: null` means no constraint. `exact: false` means a superset of the answer. */
+interface Sql {
+  sql: string | null;
+  params: unknown[];
+  exact: boolean;
+}
+
+/** What `explain` reports: how much of a query runs in SQL. */
+export interface QueryPlan {
+  table: string | null;
+  where: string | null;
+  params: unknown[];
+  /** The WHERE clause is the whole filter (no mingo re-check). */
+  exactFilter: boolean;
+  /** The ORDER BY runs in SQL (including the `_id` tie-breaker). */
+  sortPushedDown: boolean;
+}
+
+export interface SqliteReadStoreOptions {
+  file: string;
+  /** Milliseconds a writer waits for another process's write lock. */
+  busyTimeoutMs?: number;
+}
+
+const TRUE_INEXACT: Sql = { sql: null, params: [], exact: false };
+const FALSE_EXACT: Sql = { sql: '0', params: [], exact: true };
+
+const quote = (ident: string): string => `"${ident.replace(/"/g, '""')}"`;
+
+export class SqliteReadStore implements ReadStore {
+  private readonly db: Database.Database;
+  private readonly statements = new Map<string, Statement>();
+  private state: State = { version: -1, aliases: new Map(), collections: new Map() };
+  /** Runs a callback in a transaction: `.deferred` for reads, `.immediate` for writes. */
+  private readonly tx: Database.Transaction<(fn: () => unknown) => unknown>;
+
+  constructor(options: SqliteReadStoreOptions) {
+    if (options.file !== ':memory:') mkdirSync(dirname(options.file), { recursive: true });
+    this.db = new Database(options.file);
+    this.db.pragma(`busy_timeout = ${options.busyTimeoutMs ?? 5000}`);
+    this.db.pragma('journal_mode = WAL');
+    this.db.pragma('synchronous = NORMAL');
+    this.tx = this.db.transaction((fn: () => unknown) => fn());
+    this.tx.immediate(() => {
+      this.db.exec(`
+        CREATE TABLE IF NOT EXISTS _rs_state (k INTEGER PRIMARY KEY, v INTEGER NOT NULL);
+        INSERT OR IGNORE INTO _rs_state (k, v) VALUES (1, 0);
+        CREATE TABLE IF NOT EXISTS _rs_aliases (logical TEXT PRIMARY KEY, physical TEXT NOT NULL);
+        CREATE TABLE IF NOT EXISTS _rs_collections (name TEXT PRIMARY KEY, org_flags INTEGER NOT NULL DEFAULT 0);
+        CREATE TABLE IF NOT EXISTS _rs_paths (coll TEXT NOT NULL, path TEXT NOT NULL, flags INTEGER NOT NULL, PRIMARY KEY (coll, path));
+        CREATE TABLE IF NOT EXISTS _rs_checkpoints (name TEXT PRIMARY KEY, position TEXT NOT NULL, updated_at TEXT NOT NULL);
+        CREATE TABLE IF NOT EXISTS _rs_parked (
+          id INTEGER PRIMARY KEY AUTOINCREMENT, projection TEXT NOT NULL, event_id TEXT NOT NULL, event_type TEXT NOT NULL,
+          stream_id TEXT NOT NULL, position TEXT NOT NULL, error TEXT NOT NULL, parked_at TEXT NOT NULL,
+          UNIQUE (projection, event_id));
+        CREATE TABLE IF NOT EXISTS _rs_meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+      `);
+    });
+  }
+
+  // ---------------------------------------------------------------- port: reads
+
+  collection(name: string): ReadCollection {
+    return {
+      find: async (filter, options) => this.read(() => this.findSync(name, filter, options ?? {})),
+      findOne: async (filter, options) => this.read(() => this.findSync(name, filter, { ...options, limit: 1 })[0] ?? null),
+      countDocuments: async (filter) => this.read(() => this.countSync(name, filter)),
+    };
+  }
+
+  /** Diagnostics and tests: how a query would run. */
+  explain(collection: string, filter: Filter, sort?: Sort): QueryPlan {
+    return this.read(() => {
+      const coll = this.state.collections.get(this.physical(collection));
+      if (!coll) return { table: null, where: null, params: [], exactFilter: true, sortPushedDown: true };
+      const where = translateFilter(filter, coll);
+      return {
+        table: coll.table,
+        where: where.sql,
+        params: where.params,
+        exactFilter: where.exact,
+        sortPushedDown: orderBy(sort, coll) !== null,
+      };
+    });
+  }
+
+  private findSync(name: string, filter: Filter, options: FindOptions): Doc[] {
+    const coll = this.state.collections.get(this.physical(name));
+    if (!coll) return [];
+    const limit = options.limit ? Math.abs(options.limit) : 0;
+    const where = translateFilter(filter, coll);
+    const order = orderBy(options.sort, coll);
+    const whereSql = where.sql === null ? '' : ` WHERE ${where.sql}`;
+    let docs: Doc[];
+    if (order !== null && where.exact) {
+      // Everything in SQL: only the returned rows are parsed.
+      const sql = `SELECT doc FROM ${coll.table}${whereSql} ORDER BY ${order}${limit ? ' LIMIT ?' : ''}`;
+      const rows = this.stmt(sql, true).all(...where.params, ...(limit ? [limit] : [])) as string[];
+      docs = rows.map(parseDoc);
+    } else if (order !== null) {
+      // Candidates arrive in the final order: stop as soon as `limit` of them pass the re-check.
+      const query = new Query(filter as Criteria, {});
+      docs = [];
+      for (const text of this.stmt(`SELECT doc FROM ${coll.table}${whereSql} ORDER BY ${order}`, true).iterate(...where.params)) {
+        const doc = parseDoc(text as string);
+        if (!query.test(doc)) continue;
+        docs.push(doc);
+        if (docs.length === limit) break;
+      }
+    } else {
+      const rows = this.stmt(`SELECT doc FROM ${coll.table}${whereSql}`, true).all(...where.params) as string[];
+      docs = rows.map(parseDoc);
+      if (!where.exact) {
+        const query = new Query(filter as Criteria, {});
+        docs = docs.filter((d) => query.test(d));
+      }
+      docs = sortDocs(docs, options.sort ?? {});
+      if (limit) docs = docs.slice(0, limit);
+    }
+    return options.projection ? project(docs, options.projection) : docs;
+  }
+
+  private countSync(name: string, filter: Filter): number {
+    const coll = this.state.collections.get(this.physical(name));
+    if (!coll) return 0;
+    const where = translateFilter(filter, coll);
+    const whereSql = where.sql === null ? '' : ` WHERE ${where.sql}`;
+    if (where.exact) return this.stmt(`SELECT count(*) FROM ${coll.table}${whereSql}`, true).get(...where.params) as number;
+    const query = new Query(filter as Criteria, {});
+    let n = 0;
+    for (const text of this.stmt(`SELECT doc FROM ${coll.table}${whereSql}`, true).iterate(...where.params)) {
+      if (query.test(parseDoc(text as string))) n++;
+    }
+    return n;
+  }
+
+  // ---------------------------------------------------------------- port: writes
+
+  async ensureIndexes(collection: string, paths: string[]): Promise<void> {
+    // Paths we cannot inline into a JSON path (array indexes, odd characters) simply stay in mingo.
+    const wanted = [...new Set(paths)].filter((p) => p !== '_id' && p !== '_org' && PATH_RE.test(p));
+    const done = this.read(() => {
+      const coll = this.state.collections.get(this.physical(collection));
+      return coll !== undefined && wanted.every((p) => coll.paths.has(p));
+    });
+    if (done) return;
+    this.write(() => {
+      const physical = this.physical(collection);
+      const coll = this.ensureTable(physical);
+      for (const path of wanted) if (!coll.paths.has(path)) this.declarePath(physical, coll, path);
+    });
+  }
+
+  async commit(batch: ProjectionBatch): Promise<void> {
+    this.write(() => {
+      for (const op of batch.ops) this.applyOp(op);
+      this.stmt(
+        `INSERT INTO _rs_checkpoints (name, position, updated_at) VALUES (?, ?, ?)
+         ON CONFLICT (name) DO UPDATE SET position = excluded.position, updated_at = excluded.updated_at`,
+      ).run(batch.checkpoint, positionToString(batch.position), new Date().toISOString());
+    });
+  }
+
+  private applyOp(op: WriteOp): void {
+    const physical = this.physical(op.collection);
+    if (op.op === 'delete') {
+      const coll = this.state.collections.get(physical);
+      if (coll) this.stmt(`DELETE FROM ${coll.table} WHERE _id = ?`).run(op.id);
+      return;
+    }
+    if (op.op === 'insert') {
+      const coll = this.ensureTable(physical);
+      const info = this.stmt(`INSERT INTO ${coll.table} (_id, _org, _pos, doc) VALUES (?, ?, ?, ?) ON CONFLICT (_id) DO NOTHING`).run(
+        op.doc._id,
+        orgColumn(op.doc),
+        posColumn(op.doc),
+        JSON.stringify(op.doc),
+      );
+      if (info.changes > 0) this.noteFlags(physical, coll, op.doc);
+      return;
+    }
+    const existing = this.state.collections.get(physical);
+    const row = existing
+      ? (this.stmt(`SELECT doc, _pos AS pos FROM ${existing.table} WHERE _id = ?`).get(op.id) as { doc: string; pos: number | null } | undefined)
+      : undefined;
+    if (row && row.pos !== null && row.pos >= op.pos) return; // already past this event
+    if (!row && !op.upsert) return;
+    const coll = existing ?? this.ensureTable(physical);
+    const doc: Doc = row ? parseDoc(row.doc) : { _id: op.id };
+    applyUpdate(doc, op.update, !row);
+    doc._pos = op.pos;
+    if (doc._id !== op.id) throw new Error(`update of ${op.collection}/${op.id} would modify the immutable field '_id'`);
+    const text = JSON.stringify(doc);
+    if (row) this.stmt(`UPDATE ${coll.table} SET _org = ?, _pos = ?, doc = ? WHERE _id = ?`).run(orgColumn(doc), op.pos, text, op.id);
+    else this.stmt(`INSERT INTO ${coll.table} (_id, _org, _pos, doc) VALUES (?, ?, ?, ?)`).run(op.id, orgColumn(doc), op.pos, text);
+    this.noteFlags(physical, coll, doc);
+  }
+
+  async getCheckpoint(name: string): Promise<Position | null> {
+    const row = this.stmt('SELECT position FROM _rs_checkpoints WHERE name = ?', true).get(name) as string | undefined;
+    return row === undefined ? null : positionFromString(row);
+  }
+
+  async listCheckpoints(): Promise<CheckpointRecord[]> {
+    const rows = this.stmt('SELECT name, position, updated_at AS updatedAt FROM _rs_checkpoints ORDER BY name').all() as {
+      name: string;
+      position: string;
+      updatedAt: string;
+    }[];
+    return rows.map((r) => ({ name: r.name, position: positionFromString(r.position), updatedAt: r.updatedAt }));
+  }
+
+  async deleteCheckpoint(name: string): Promise<void> {
+    this.stmt('DELETE FROM _rs_checkpoints WHERE name = ?').run(name);
+  }
+
+  async park(event: ParkedEvent): Promise<void> {
+    // Re-parking the same event (redelivery) refreshes the record instead of duplicating it.
+    this.stmt(
+      `INSERT INTO _rs_parked (projection, event_id, event_type, stream_id, position, error, parked_at) VALUES (?, ?, ?, ?, ?, ?, ?)
+       ON CONFLICT (projection, event_id) DO UPDATE SET event_type = excluded.event_type, stream_id = excluded.stream_id,
+         position = excluded.position, error = excluded.error, parked_at = excluded.parked_at`,
+    ).run(event.projection, event.eventId, event.eventType, event.streamId, positionToString(event.position), event.error, event.parkedAt);
+  }
+
+  async listParked(projection?: string): Promise<ParkedEvent[]> {
+    const sql = `SELECT projection, event_id AS eventId, event_type AS eventType, stream_id AS streamId, position, error, parked_at AS parkedAt
+      FROM _rs_parked${projection === undefined ? '' : ' WHERE projection = ?'} ORDER BY id`;
+    const rows = this.stmt(sql).all(...(projection === undefined ? [] : [projection])) as (Omit<ParkedEvent, 'position'> & { position: string })[];
+    return rows.map((r) => ({ ...r, position: positionFromString(r.position) }));
+  }
+
+  async swapCollections(aliases: Record<string, string>, checkpoint: { name: string; position: Position }): Promise<void> {
+    this.write(() => {
+      const previous: string[] = [];
+      for (const [logical, physical] of Object.entries(aliases)) {
+        const before = this.physical(logical);
+        const target = this.ensureTable(physical); // an empty rebuild still replaces the old data
+        // Carry the declarations over, so a rebuild that forgot ensureIndexes keeps its pushdown.
+        const old = this.state.collections.get(before);
+        if (old) for (const path of old.paths.keys()) if (!target.paths.has(path)) this.declarePath(physical, target, path);
+        if (physical === logical) {
+          this.stmt('DELETE FROM _rs_aliases WHERE logical = ?').run(logical);
+          this.state.aliases.delete(logical);
+        } else {
+          this.stmt('INSERT INTO _rs_aliases (logical, physical) VALUES (?, ?) ON CONFLICT (logical) DO UPDATE SET physical = excluded.physical').run(
+            logical,
+            physical,
+          );
+          this.state.aliases.set(logical, physical);
+        }
+        if (before !== physical) previous.push(before);
+      }
+      this.stmt(
+        `INSERT INTO _rs_checkpoints (name, position, updated_at) VALUES (?, ?, ?)
+         ON CONFLICT (name) DO UPDATE SET position = excluded.position, updated_at = excluded.updated_at`,
+      ).run(checkpoint.name, positionToString(checkpoint.position), new Date().toISOString());
+      const live = new Set([...this.state.aliases.values()]);
+      for (const name of previous) if (!live.has(name)) this.dropTable(name);
+      this.bump();
+    });
+  }
+
+  async dropCollection(physical: string): Promise<void> {
+    this.write(() => this.dropTable(physical));
+  }
+
+  async putMeta(key: string, value: unknown): Promise<void> {
+    this.stmt('INSERT INTO _rs_meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value').run(
+      key,
+      JSON.stringify(value ?? null),
+    );
+  }
+
+  async getMeta<T = unknown>(key: string): Promise<T | null> {
+    const text = this.stmt('SELECT value FROM _rs_meta WHERE key = ?', true).get(key) as string | undefined;
+    return text === undefined ? null : (JSON.parse(text) as T);
+  }
+
+  async close(): Promise<void> {
+    if (!this.db.open) return;
+    try {
+      this.db.pragma('optimize'); // cheap; keeps planner statistics fresh for the next process
+    } finally {
+      this.statements.clear();
+      this.db.close();
+    }
+  }
+
+  // ---------------------------------------------------------------- state and schema
+
+  private read<T>(fn: () => T): T {
+    return this.tx.deferred(() => {
+      this.refresh();
+      return fn();
+    }) as T;
+  }
+
+  private write<T>(fn: () => T): T {
+    try {
+      return this.tx.immediate(() => {
+        this.refresh();
+        return fn();
+      }) as T;
+    } catch (err) {
+      this.state.version = -1; // the rollback may have undone schema changes already applied to the cache
+      throw err;
+    }
+  }
+
+  /** Reloads the cached schema state when any process changed it. Runs inside the caller's snapshot. */
+  private refresh(): void {
+    const version = this.stmt('SELECT v FROM _rs_state WHERE k = 1', true).get() as number;
+    if (version === this.state.version) return;
+    const aliases = new Map<string, string>();
+    for (const r of this.stmt('SELECT logical, physical FROM _rs_aliases').all() as { logical: string; physical: string }[]) {
+      aliases.set(r.logical, r.physical);
+    }
+    const collections = new Map<string, CollectionState>();
+    for (const r of this.stmt('SELECT name, org_flags AS orgFlags FROM _rs_collections').all() as { name: string; orgFlags: number }[]) {
+      collections.set(r.name, { table: tableName(r.name), orgFlags: r.orgFlags, paths: new Map() });
+    }
+    for (const r of this.stmt('SELECT coll, path, flags FROM _rs_paths').all() as { coll: string; path: string; flags: number }[]) {
+      collections.get(r.coll)?.paths.set(r.path, { flags: r.flags, segs: r.path.split('.') });
+    }
+    this.statements.clear(); // statements may reference tables another process dropped
+    this.state = { version, aliases, collections };
+  }
+
+  private bump(): void {
+    this.state.version = this.stmt('UPDATE _rs_state SET v = v + 1 WHERE k = 1 RETURNING v', true).get() as number;
+  }
+
+  private physical(name: string): string {
+    return this.state.aliases.get(name) ?? name;
+  }
+
+  private ensureTable(physical: string): CollectionState {
+    const found = this.state.collections.get(physical);
+    if (found) return found;
+    if (physical === '') throw new Error('collection name must not be empty');
+    const table = tableName(physical);
+    this.db.exec(`CREATE TABLE IF NOT EXISTS ${table} (_id TEXT PRIMARY KEY, _org TEXT, _pos INTEGER, doc TEXT NOT NULL)`);
+    this.db.exec(`CREATE INDEX IF NOT EXISTS ${quote(`ix:${physical}#org`)} ON ${table} (_org, _id)`);
+    this.stmt('INSERT OR IGNORE INTO _rs_collections (name, org_flags) VALUES (?, 0)').run(physical);
+    const coll: CollectionState = { table, orgFlags: 0, paths: new Map() };
+    this.state.collections.set(physical, coll);
+    this.bump();
+    return coll;
+  }
+
+  private declarePath(physical: string, coll: CollectionState, path: string): void {
+    const segs = path.split('.');
+    let flags = 0;
+    // Existing documents decide the flags once; from then on every write maintains them.
+    for (const text of this.stmt(`SELECT doc FROM ${coll.table}`, true).iterate()) {
+      flags |= pathFlags(parseDoc(text as string), segs);
+      if (flags === (UNSAFE | BOOL)) break;
+    }
+    this.db.exec(`CREATE INDEX IF NOT EXISTS ${quote(`ix:${physical}:${path}`)} ON ${coll.table} (_org, ${jsonExtract(path)})`);
+    this.stmt('INSERT OR REPLACE INTO _rs_paths (coll, path, flags) VALUES (?, ?, ?)').run(physical, path, flags);
+    coll.paths.set(path, { flags, segs });
+    this.bump();
+  }
+
+  private dropTable(physical: string): void {
+    this.db.exec(`DROP TABLE IF EXISTS ${tableName(physical)}`);
+    this.stmt('DELETE FROM _rs_collections WHERE name = ?').run(physical);
+    this.stmt('DELETE FROM _rs_paths WHERE coll = ?').run(physical);
+    this.state.collections.delete(physical);
+    this.statements.clear();
+    this.bump();
+  }
+
+  /** Records what a written document reveals about its declared paths (see UNSAFE, BOOL). */
+  private noteFlags(physical: string, coll: CollectionState, doc: Doc): void {
+    if (doc._org !== undefined && typeof doc._org !== 'string' && !(coll.orgFlags & UNSAFE)) {
+      coll.orgFlags |= UNSAFE;
+      this.stmt('UPDATE _rs_collections SET org_flags = ? WHERE name = ?').run(coll.orgFlags, physical);
+      this.bump();
+    }
+    for (const [path, p] of coll.paths) {
+      const flags = pathFlags(doc, p.segs);
+      if ((flags & ~p.flags) === 0) continue;
+      p.flags |= flags;
+      this.stmt('UPDATE _rs_paths SET flags = ? WHERE coll = ? AND path = ?').run(p.flags, physical, path);
+      this.bump();
+    }
+  }
+
+  private stmt(sql: string, pluck = false): Statement {
+    const key = pluck ? `P${sql}` : `R${sql}`;
+    let s = this.statements.get(key);
+    if (!s) {
+      s = this.db.prepare(sql);
+      if (pluck) s.pluck();
+      this.statements.set(key, s);
+    }
+    return s;
+  }
+}
+
+// ------------------------------------------------------------------ documents and updates
+
+function tableName(physical: string): string {
+  return quote(`c_${physical}`);
+}
+
+function parseDoc(text: string): Doc {
+  return JSON.parse(text) as Doc;
+}
+
+function orgColumn(doc: Doc): string | null {
+  return typeof doc._org === 'string' ? doc._org : null;
+}
+
+function posColumn(doc: Doc): number | null {
+  return typeof doc._pos === 'number' ? doc._pos : null;
+}
+
+/** Applies MongoDB update operators; `$setOnInsert` (not in mingo) acts as `$set` when the update inserts. */
+function applyUpdate(doc: Doc, update: Update, inserting: boolean): void {
+  const { $setOnInsert, ...rest } = update;
+  if (Object.keys(rest).length > 0) mingoUpdate(doc, rest as Modifier);
+  if (inserting && $setOnInsert && Object.keys($setOnInsert).length > 0) mingoUpdate(doc, { $set: $setOnInsert } as Modifier);
+}
+
+function isPlainObject(v: unknown): v is Doc {
+  return typeof v === 'object' && v !== null && !Array.isArray(v) && !(v instanceof Date) && !(v instanceof RegExp);
+}
+
+/** UNSAFE/BOOL bits for one document's value at a path (see the flag constants). */
+function pathFlags(doc: Doc, segs: string[]): number {
+  let v: unknown = doc;
+  for (const seg of segs) {
+    if (Array.isArray(v)) return UNSAFE;
+    if (typeof v !== 'object' || v === null) return 0; // a scalar on the way: the path is missing
+    v = (v as Doc)[seg];
+  }
+  if (v === undefined || v === null) return 0;
+  if (typeof v === 'boolean') return BOOL;
+  if (typeof v === 'object') return UNSAFE; // arrays and objects (Dates too: conservative)
+  return 0;
+}
+
+function project(docs: Doc[], projection: Record<string, 0 | 1>): Doc[] {
+  return new Query({}, {}).find<Doc>(docs, projection as Record<string, 0 | 1>).all();
+}
+
+// ------------------------------------------------------------------ filter translation
+
+function jsonExtract(path: string): string {
+  return `json_extract(doc, '$.${path}')`;
+}
+
+function jsonType(path: string): string {
+  return `json_type(doc, '$.${path}')`;
+}
+
+type Field =
+  /** A TEXT column (`_id`, `_org`): only string comparisons are pushed (affinity would coerce numbers). */
+  | { kind: 'column'; x: string }
+  | { kind: 'json'; x: string; t: string; bool: boolean };
+
+function fieldOf(path: string, coll: CollectionState): Field | null {
+  if (path === '_id') return { kind: 'column', x: '_id' };
+  if (path === '_org') return coll.orgFlags & UNSAFE ? null : { kind: 'column', x: '_org' };
+  const p = coll.paths.get(path);
+  if (!p || p.flags & UNSAFE) return null;
+  return { kind: 'json', x: jsonExtract(path), t: jsonType(path), bool: (p.flags & BOOL) !== 0 };
+}
+
+function and(parts: Sql[]): Sql {
+  const sqls: string[] = [];
+  const params: unknown[] = [];
+  let exact = true;
+  for (const p of parts) {
+    exact &&= p.exact;
+    if (p.sql === null) continue;
+    sqls.push(p.sql);
+    params.push(...p.params);
+  }
+  if (sqls.length === 0) return { sql: null, params, exact };
+  return { sql: sqls.length === 1 ? sqls[0] : sqls.map((s) => `(${s})`).join(' AND '), params, exact };
+}
+
+function or(parts: Sql[]): Sql {
+  const exact = parts.every((p) => p.exact);
+  if (parts.length === 0) return FALSE_EXACT;
+  if (parts.some((p) => p.sql === null)) return { sql: null, params: [], exact };
+  return { sql: parts.map((p) => `(${p.sql})`).join(' OR '), params: parts.flatMap((p) => p.params), exact };
+}
+
+/**
+ * Translates a MongoDB filter. Atoms may evaluate to SQL NULL only where MongoDB says "no match",
+ * so a NULL can be read as false; a negation ($nor) therefore wraps its operand in coalesce(…, 0).
+ */
+function translateFilter(filter: Filter, coll: CollectionState): Sql {
+  const parts: Sql[] = [];
+  for (const [key, value] of Object.entries(filter)) {
+    if (key === '$and' && Array.isArray(value)) parts.push(and(value.map((f) => translateFilter(f as Filter, coll))));
+    else if (key === '$or' && Array.isArray(value)) parts.push(or(value.map((f) => translateFilter(f as Filter, coll))));
+    else if (key === '$nor' && Array.isArray(value)) {
+      const inner = or(value.map((f) => translateFilter(f as Filter, coll)));
+      if (!inner.exact) parts.push(TRUE_INEXACT); // a superset cannot be negated
+      else parts.push(inner.sql === null ? FALSE_EXACT : { sql: `NOT coalesce(${inner.sql}, 0)`, params: inner.params, exact: true });
+    } else if (key.startsWith('$')) parts.push(TRUE_INEXACT);
+    else parts.push(translateField(key, value, coll));
+  }
+  return and(parts);
+}
+
+function translateField(path: string, value: unknown, coll: CollectionState): Sql {
+  const field = fieldOf(path, coll);
+  if (!field) return TRUE_INEXACT;
+  if (isPlainObject(value) && Object.keys(value).length > 0 && Object.keys(value).every((k) => k.startsWith('$'))) {
+    return and(Object.entries(value).map(([op, arg]) => translateOp(field, op, arg)));
+  }
+  return eq(field, value) ?? TRUE_INEXACT;
+}
+
+function translateOp(field: Field, op: string, arg: unknown): Sql {
+  switch (op) {
+    case '$eq':
+      return eq(field, arg) ?? TRUE_INEXACT;
+    case '$ne':
+      return ne(field, arg) ?? TRUE_INEXACT;
+    case '$in': {
+      if (!Array.isArray(arg)) return TRUE_INEXACT;
+      if (arg.length > 0 && arg.every((v) => typeof v === 'string')) {
+        return { sql: `${field.x} IN (${arg.map(() => '?').join(', ')})`, params: arg, exact: true };
+      }
+      const parts = arg.map((v) => eq(field, v));
+      return parts.every((p): p is Sql => p !== null) ? or(parts) : TRUE_INEXACT;
+    }
+    case '$nin': {
+      if (!Array.isArray(arg)) return TRUE_INEXACT;
+      const parts = arg.map((v) => ne(field, v));
+      return parts.every((p): p is Sql => p !== null) ? and(parts) : TRUE_INEXACT;
+    }
+    case '$gt':
+    case '$gte':
+    case '$lt':
+    case '$lte':
+      return range(field, op, arg) ?? TRUE_INEXACT;
+    case '$exists': {
+      const t = field.kind === 'json' ? field.t : field.x;
+      if (field.x === '_id') return arg ? { sql: null, params: [], exact: true } : FALSE_EXACT;
+      return { sql: `${t} IS ${arg ? 'NOT NULL' : 'NULL'}`, params: [], exact: true };
+    }
+    default:
+      return TRUE_INEXACT; // $regex, $options, $not, $elemMatch, ...: left to mingo
+  }
+}
+
+function eq(field: Field, v: unknown): Sql | null {
+  if (field.kind === 'column') {
+    if (typeof v === 'string') return { sql: `${field.x} = ?`, params: [v], exact: true };
+    if (v === null) return { sql: `${field.x} IS NULL`, params: [], exact: true };
+    return null;
+  }
+  if (v === null) return { sql: `${field.x} IS NULL`, params: [], exact: true }; // null or missing
+  if (typeof v === 'string') return { sql: `${field.x} = ?`, params: [v], exact: true };
+  if (typeof v === 'number' && Number.isFinite(v)) {
+    return { sql: field.bool ? `${field.x} = ? AND ${field.t} IN ('integer', 'real')` : `${field.x} = ?`, params: [v], exact: true };
+  }
+  if (typeof v === 'boolean') return { sql: `${field.x} = ? AND ${field.t} = '${v}'`, params: [v ? 1 : 0], exact: true };
+  return null;
+}
+
+/** Two-valued (never NULL): MongoDB's $ne matches missing fields. */
+function ne(field: Field, v: unknown): Sql | null {
+  if (field.kind === 'column') {
+    if (typeof v === 'string') return { sql: `${field.x} IS NOT ?`, params: [v], exact: true };
+    if (v === null) return { sql: `${field.x} IS NOT NULL`, params: [], exact: true };
+    return null;
+  }
+  if (v === null) return { sql: `${field.x} IS NOT NULL`, params: [], exact: true };
+  if (typeof v === 'string') return { sql: `${field.x} IS NOT ?`, params: [v], exact: true };
+  if (typeof v === 'number' && Number.isFinite(v)) {
+    return {
+      sql: field.bool ? `(${field.x} IS NOT ? OR coalesce(${field.t} IN ('true', 'false'), 0))` : `${field.x} IS NOT ?`,
+      params: [v],
+      exact: true,
+    };
+  }
+  if (typeof v === 'boolean') return { sql: `${field.t} IS NOT '${v}'`, params: [], exact: true };
+  return null;
+}
+
+/**
+ * MongoDB compares only within a type bracket; SQLite orders NULL < numbers < TEXT. So `$lt` a string
+ * also needs `x >= ''` (x is TEXT) and `$gt` a number also needs `x < ''` (x is not TEXT).
+ */
+function range(field: Field, op: '$gt' | '$gte' | '$lt' | '$lte', v: unknown): Sql | null {
+  const cmp = { $gt: '>', $gte: '>=', $lt: '<', $lte: '<=' }[op];
+  const lowerBound = op === '$gt' || op === '$gte';
+  if (typeof v === 'string') {
+    const sql = lowerBound || field.kind === 'column' ? `${field.x} ${cmp} ?` : `${field.x} ${cmp} ? AND ${field.x} >= ''`;
+    return { sql, params: [v], exact: true };
+  }
+  if (field.kind === 'column' || typeof v !== 'number' || !Number.isFinite(v)) return null;
+  const parts = [`${field.x} ${cmp} ?`];
+  if (lowerBound) parts.push(`${field.x} < ''`);
+  if (field.bool) parts.push(`${field.t} IN ('integer', 'real')`);
+  return { sql: parts.join(' AND '), params: [v], exact: true };
+}
+
+/**
+ * ORDER BY for a sort when every key can be ordered by SQL exactly like MongoDB (null and missing
+ * first ascending, numbers before strings, strings by code point) — or null. `_id` breaks ties, in
+ * SQL and in sortDocs alike, so both paths return the same order.
+ */
+function orderBy(sort: Sort | undefined, coll: CollectionState): string | null {
+  const keys: string[] = [];
+  let hasId = false;
+  for (const [path, dir] of Object.entries(sort ?? {})) {
+    const d = dir === -1 ? 'DESC' : 'ASC';
+    if (path === '_id') {
+      keys.push(`_id ${d}`);
+      hasId = true;
+      break; // _id is unique: later keys never matter
+    }
+    if (path === '_org') {
+      if (coll.orgFlags & UNSAFE) return null;
+      keys.push(`_org ${d}`);
+      continue;
+    }
+    const p = coll.paths.get(path);
+    if (!p || p.flags !== 0) return null;
+    keys.push(`${jsonExtract(path)} ${d}`);
+  }
+  if (!hasId) keys.push('_id ASC');
+  return keys.join(', ');
+}
+
+// ------------------------------------------------------------------ in-memory sort (MongoDB order)
+
+/** MongoDB sorts an empty array below null and missing. */
+const EMPTY_ARRAY = Symbol('emptyArray');
+
+function typeRank(v: unknown): number {
+  if (v === EMPTY_ARRAY) return 0;
+  if (v === null || v === undefined) return 1;
+  switch (typeof v) {
+    case 'number':
+    case 'bigint':
+      return 2;
+    case 'string':
+      return 3;
+    case 'boolean':
+      return 8;
+  }
+  if (Array.isArray(v)) return 5;
+  if (v instanceof Date) return 9;
+  if (v instanceof RegExp) return 11;
+  return 4;
+}
+
+/** UTF-8 byte order (= code point order), as MongoDB and SQLite's BINARY collation compare strings. */
+function compareStrings(a: string, b: string): number {
+  if (a === b) return 0;
+  const n = Math.min(a.length, b.length);
+  for (let i = 0; i < n; i++) {
+    const x = a.charCodeAt(i);
+    const y = b.charCodeAt(i);
+    if (x === y) continue;
+    // UTF-16 puts surrogates (code points > U+FFFF) below U+E000..U+FFFF; code point order does not.
+    if (x >= 0xd800 && y >= 0xd800) return (x <= 0xdfff ? x + 0x2000 : x - 0x800) - (y <= 0xdfff ? y + 0x2000 : y - 0x800);
+    return x - y;
+  }
+  return a.length - b.length;
+}
+
+function compareValues(a: unknown, b: unknown): number {
+  const ra = typeRank(a);
+  const rb = typeRank(b);
+  if (ra !== rb) return ra - rb;
+  switch (ra) {
+    case 2:
+      return (a as number) < (b as number) ? -1 : (a as number) > (b as number) ? 1 : 0;
+    case 3:
+      return compareStrings(a as string, b as string);
+    case 8:
+      return Number(a) - Number(b);
+    case 9:
+      return (a as Date).getTime() - (b as Date).getTime();
+    case 5: {
+      const x = a as unknown[];
+      const y = b as unknown[];
+      for (let i = 0; i < Math.min(x.length, y.length); i++) {
+        const c = compareValues(x[i], y[i]);
+        if (c !== 0) return c;
+      }
+      return x.length - y.length;
+    }
+    case 4: {
+      // MongoDB: pairwise in field order by value type, then field name, then value.
+      const x = Object.entries(a as Doc);
+      const y = Object.entries(b as Doc);
+      for (let i = 0; i < Math.min(x.length, y.length); i++) {
+        const c = typeRank(x[i][1]) - typeRank(y[i][1]) || compareStrings(x[i][0], y[i][0]) || compareValues(x[i][1], y[i][1]);
+        if (c !== 0) return c;
+      }
+      return x.length - y.length;
+    }
+    default:
+      return 0;
+  }
+}
+
+/** The value MongoDB sorts a document by: arrays contribute their smallest (ascending) or largest element. */
+function sortKey(doc: Doc, segs: string[], desc: boolean): unknown {
+  const values: unknown[] = [];
+  let sawEmpty = false;
+  const visit = (v: unknown, i: number): void => {
+    if (i === segs.length) {
+      if (!Array.isArray(v)) values.push(v === undefined ? null : v);
+      else if (v.length === 0) sawEmpty = true;
+      else values.push(...v);
+    } else if (Array.isArray(v)) {
+      for (const e of v) if (isPlainObject(e)) visit(e[segs[i]], i + 1);
+    } else if (isPlainObject(v)) visit(v[segs[i]], i + 1);
+    else values.push(null);
+  };
+  visit(doc, 0);
+  if (values.length === 0) return sawEmpty ? EMPTY_ARRAY : null;
+  let best = values[0];
+  for (const v of values) {
+    const c = compareValues(v, best);
+    if (desc ? c > 0 : c < 0) best = v;
+  }
+  return best;
+}
+
+function sortDocs(docs: Doc[], sort: Sort): Doc[] {
+  const spec = Object.entries(sort).map(([path, dir]) => ({ segs: path.split('.'), desc: dir === -1 }));
+  if (!spec.some((s) => s.segs.length === 1 && s.segs[0] === '_id')) spec.push({ segs: ['_id'], desc: false });
+  const keyed = docs.map((doc) => ({ doc, keys: spec.map((s) => sortKey(doc, s.segs, s.desc)) }));
+  keyed.sort((a, b) => {
+    for (let i = 0; i < spec.length; i++) {
+      const c = compareValues(a.keys[i], b.keys[i]);
+      if (c !== 0) return spec[i].desc ? -c : c;
+    }
+    return 0;
+  });
+  return keyed.map((k) => k.doc);
+}

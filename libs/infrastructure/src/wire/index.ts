@@ -1,0 +1,1 @@
+export { camelToSnake, snakeToCamel, toCamelDeep, toSnakeDeep, type CasingOptions } from './casing';

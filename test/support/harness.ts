@@ -1,0 +1,208 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import * as fs from 'node:fs';
+import * as net from 'node:net';
+import * as os from 'node:os';
+import * as path from 'node:path';
+
+const ROOT = path.resolve(__dirname, '../..');
+export const API_MAIN = path.join(ROOT, 'dist/apps/api/src/main.js');
+export const PROJECTOR_MAIN = path.join(ROOT, 'dist/apps/projector/src/main.js');
+export const CLI_MAIN = path.join(ROOT, 'dist/apps/cli/src/main.js');
+
+/** The organizations every end-to-end test can use (spec/operator-config.md shape). */
+export const TEST_CONFIG = `
+organizations:
+  - id: acme
+    display_name: Acme Inc.
+    members:
+      - user: alice
+        roles: [admin]
+        api_keys: ["alice-key:alice-secret"]
+      - user: bob
+        roles: []
+        api_keys: ["bob-key:bob-secret"]
+      - user: carol
+        roles: []
+        api_keys: ["carol-key:carol-secret"]
+      - user: dave
+        roles: []
+        api_keys: ["dave-key:dave-secret"]
+    service_accounts:
+      - id: deployer
+        roles: [admin]
+        api_keys: ["deployer-key:deployer-secret"]
+    connections:
+      - id: warehouse
+        display_name: Warehouse
+        type: CONNECTION_TYPE_SQLDB
+        details: {sqldb: {host: db.internal, port: 5432, database: analytics, username: svc, password: "inline-secret", ssl_mode: require}}
+        tools: [{tool: TOOL_SQLDB_QUERY, enabled: true}]
+  - id: globex
+    display_name: Globex
+    members:
+      - user: gina
+        roles: [admin]
+        api_keys: ["gina-key:gina-secret"]
+`;
+
+export interface Credentials {
+  username: string;
+  password: string;
+}
+
+export const ALICE: Credentials = { username: 'alice-key', password: 'alice-secret' };
+export const BOB: Credentials = { username: 'bob-key', password: 'bob-secret' };
+export const CAROL: Credentials = { username: 'carol-key', password: 'carol-secret' };
+export const DAVE: Credentials = { username: 'dave-key', password: 'dave-secret' };
+export const DEPLOYER: Credentials = { username: 'deployer-key', password: 'deployer-secret' };
+export const GINA: Credentials = { username: 'gina-key', password: 'gina-secret' };
+
+export interface Response<T = Record<string, unknown>> {
+  status: number;
+  body: T;
+  headers: Headers;
+}
+
+export interface StartOptions {
+  /** `separate`: api and projector as two processes (default); `inprocess`: one process. */
+  layout?: 'separate' | 'inprocess';
+  config?: string | null;
+  env?: Record<string, string>;
+  dataDir?: string;
+}
+
+/** The real api and projector, started from the build on a temporary data directory, spoken to over HTTP. */
+export class Stack {
+  readonly processes: ChildProcess[] = [];
+  readonly output: string[] = [];
+  baseUrl = '';
+  dataDir = '';
+  private env: NodeJS.ProcessEnv = {};
+
+  static async start(options: StartOptions = {}): Promise<Stack> {
+    const stack = new Stack();
+    await stack.boot(options);
+    return stack;
+  }
+
+  private async boot(options: StartOptions): Promise<void> {
+    this.dataDir = options.dataDir ?? fs.mkdtempSync(path.join(os.tmpdir(), 'svc-e2e-'));
+    const port = await freePort();
+    this.baseUrl = `http://127.0.0.1:${port}`;
+    this.env = {
+      ...process.env,
+      PORT: String(port),
+      HOST: '127.0.0.1',
+      SVC_DATA_DIR: this.dataDir,
+      EVENTSTORE_URL: '',
+      MONGODB_URL: '',
+      ...options.env,
+    };
+    if (options.config !== null) {
+      const configFile = path.join(this.dataDir, 'svc-config.yaml');
+      fs.writeFileSync(configFile, options.config ?? TEST_CONFIG);
+      this.env.SVC_CONFIG = configFile;
+    } else {
+      delete this.env.SVC_CONFIG;
+    }
+    if ((options.layout ?? 'separate') === 'separate') {
+      this.spawn('projector', PROJECTOR_MAIN, {});
+      this.spawn('api', API_MAIN, { SVC_PROJECTOR: 'off' });
+    } else {
+      this.spawn('api', API_MAIN, { SVC_PROJECTOR: 'inprocess' });
+    }
+    await this.waitHealthy();
+  }
+
+  spawn(name: string, main: string, env: Record<string, string>): ChildProcess {
+    const child = spawn(process.execPath, [main], { env: { ...this.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const record = (chunk: Buffer) => this.output.push(`[${name}] ${chunk.toString()}`);
+    child.stdout?.on('data', record);
+    child.stderr?.on('data', record);
+    this.processes.push(child);
+    return child;
+  }
+
+  /** Starts another projector process on the same data directory (after a kill, say). */
+  startProjector(): ChildProcess {
+    return this.spawn('projector', PROJECTOR_MAIN, {});
+  }
+
+  async waitHealthy(timeoutMs = 30_000): Promise<void> {
+    const deadline = Date.now() + timeoutMs;
+    while (Date.now() < deadline) {
+      try {
+        const res = await fetch(`${this.baseUrl}/healthz`);
+        if (res.status === 200) return;
+      } catch {
+        // not listening yet
+      }
+      await sleep(50);
+    }
+    throw new Error(`stack did not become healthy in ${timeoutMs} ms:\n${this.output.join('')}`);
+  }
+
+  async request<T = Record<string, unknown>>(
+    method: string,
+    route: string,
+    options: { as?: Credentials | null; body?: unknown; rawBody?: string; headers?: Record<string, string> } = {},
+  ): Promise<Response<T>> {
+    const headers: Record<string, string> = { ...options.headers };
+    const as = options.as === undefined ? ALICE : options.as;
+    if (as) headers.authorization = `Basic ${Buffer.from(`${as.username}:${as.password}`).toString('base64')}`;
+    let body: string | undefined;
+    if (options.rawBody !== undefined) body = options.rawBody;
+    else if (options.body !== undefined) body = JSON.stringify(options.body);
+    if (body !== undefined && !headers['content-type']) headers['content-type'] = 'application/json';
+    const res = await fetch(`${this.baseUrl}${route}`, { method, headers, body });
+    const text = await res.text();
+    return { status: res.status, body: (text ? JSON.parse(text) : {}) as T, headers: res.headers };
+  }
+
+  /** `POST /<service>/<method>` with a JSON body, as `as` (Alice by default). */
+  rpc<T = Record<string, unknown>>(serviceMethod: string, body: unknown = {}, as?: Credentials | null): Promise<Response<T>> {
+    return this.request<T>('POST', `/${serviceMethod}`, { body, as });
+  }
+
+  async stop(): Promise<void> {
+    await Promise.all(this.processes.map((p) => stopProcess(p)));
+  }
+
+  async destroy(): Promise<void> {
+    await this.stop();
+    fs.rmSync(this.dataDir, { recursive: true, force: true });
+  }
+}
+
+export function stopProcess(child: ChildProcess, signal: NodeJS.Signals = 'SIGTERM'): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
+  return new Promise((resolve) => {
+    child.once('exit', () => resolve());
+    child.kill(signal);
+  });
+}
+
+export function sleep(ms: number): Promise<void> {
+  return new Promise((r) => setTimeout(r, ms));
+}
+
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = net.createServer();
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      server.close(() => (typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no port'))));
+    });
+  });
+}
+
+/** Polls until `check` returns a value (not undefined), or fails after the timeout. */
+export async function eventually<T>(check: () => Promise<T | undefined>, timeoutMs = 10_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await check();
+    if (value !== undefined) return value;
+    if (Date.now() > deadline) throw new Error('condition not met in time');
+    await sleep(25);
+  }
+}
