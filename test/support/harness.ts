@@ -131,6 +131,8 @@ export class Stack {
   async waitHealthy(timeoutMs = 30_000): Promise<void> {
     const deadline = Date.now() + timeoutMs;
     while (Date.now() < deadline) {
+      const exited = this.processes.find((p) => p.exitCode !== null);
+      if (exited) throw new Error(`a process exited (${exited.exitCode}) before the stack was healthy:\n${this.output.join('')}`);
       try {
         const res = await fetch(`${this.baseUrl}/healthz`);
         if (res.status === 200) return;

@@ -2,7 +2,7 @@
  * The access aggregate of one organization: every role, the default role and every member's role set
  * live in one stream (`access-<org>`), so "no escalation" and "last admin" are checked atomically.
  */
-import { PERMISSIONS, isPermission } from '../../../contracts/src/roles/permissions';
+import { PERMISSIONS, isPermission } from '@svc/contracts/roles/permissions';
 import type { Actor, Decider, DomainEvent } from '../shared/decider';
 import { alreadyExists, failedPrecondition, invalid, notFound, permissionDenied } from '../shared/domain-error';
 import { isPresent, sortedUnique } from '../shared/json-path';
@@ -103,9 +103,13 @@ export function usersWithPermission(state: AccessState, permission: string): str
     .sort();
 }
 
-function decide(command: AccessCommand, state: AccessState): AccessEvent[] {
-  if (command.type === 'InitializeAccess') return initialize(command, state);
+function decide(input: AccessCommand, state: AccessState): AccessEvent[] {
+  if (input.type === 'InitializeAccess') return initialize(input, state);
   if (!state.initialized) throw failedPrecondition('organization is not initialized');
+  const command = { ...input, actor: asOfState(input.actor, state) } as Exclude<AccessCommand, InitializeAccess>;
+  if (command.type !== 'AddMember' && Object.hasOwn(state.members, command.actor.actor) && !command.actor.permissions.includes('ROLES_WRITE')) {
+    throw permissionDenied(`${command.type} requires the ROLES_WRITE permission`);
+  }
   switch (command.type) {
     case 'CreateRole':
       return createRole(command, state);
@@ -122,6 +126,16 @@ function decide(command: AccessCommand, state: AccessState): AccessEvent[] {
     default:
       return assertNever(command);
   }
+}
+
+/**
+ * A member's permissions are taken from this state, not from the moment the request was
+ * authenticated: two concurrent requests are then judged on the same, current role sets, which
+ * keeps "no escalation" and "last admin" atomic. Non-members (operator configuration) keep theirs.
+ */
+function asOfState(actor: Actor, state: AccessState): Actor {
+  if (!Object.hasOwn(state.members, actor.actor)) return actor;
+  return { ...actor, permissions: memberPermissions(state, actor.actor) };
 }
 
 function initialize({ actor }: InitializeAccess, state: AccessState): AccessEvent[] {

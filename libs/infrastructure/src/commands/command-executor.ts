@@ -54,7 +54,8 @@ export class CommandExecutor {
 
   async execute<S, C, E extends DomainEvent>(options: ExecuteOptions<S, C, E>): Promise<Execution<S>> {
     const { decider, streamId, command, context } = options;
-    let optimisticCreate = options.create === true;
+    // With a request_id the stream is read first: it may already hold this very request.
+    let optimisticCreate = options.create === true && !context.requestId;
     for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
       const history = optimisticCreate ? [] : await this.load(streamId);
       if (context.requestId) {

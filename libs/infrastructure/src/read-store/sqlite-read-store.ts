@@ -2,11 +2,15 @@
  * SQLite read store: one table per physical collection holding documents as JSON, with MongoDB
  * semantics from mingo, and SQL pushdown for the fields a projection declares (ensureIndexes).
  *
+ * Each declared path is materialized into a column of its own (written with the document, indexed
+ * on `(_org, column)`): json_extract at query time costs a JSON parse per candidate row, which
+ * dominated query time. The column holds what json_extract would return for scalars.
+ *
  * Pushdown rule: the SQL WHERE is either exact (same answer as MongoDB) or a superset of the answer,
- * in which case mingo re-checks every candidate against the whole filter. json_extract can mirror
- * MongoDB only for scalar values, so every declared path carries flags, maintained on every write
- * and read in the same snapshot as the query: a path that ever held an array (anywhere along it) or
- * an object is never pushed down; a path that held a boolean gets type guards and no SQL ordering.
+ * in which case mingo re-checks every candidate against the whole filter. A column mirrors MongoDB
+ * only for scalar values, so every declared path carries flags, maintained on every write and read
+ * in the same snapshot as the query: a path that ever held an array (anywhere along it) or an object
+ * is never pushed down; a path that held a boolean gets type guards and no SQL ordering.
  *
  * Schema state (aliases, collections, declared paths and their flags) is cached per connection and
  * reloaded when the `_rs_state` version changes; every query reads that version inside its own read
@@ -39,6 +43,8 @@ type Statement = Database.Statement<unknown[], unknown>;
 const UNSAFE = 1;
 /** A boolean value: json_extract yields 1/0, which compares and sorts as a number. */
 const BOOL = 2;
+/** An explicit null: the column holds NULL for null and missing alike, so `$exists` must look at the JSON. */
+const NULLV = 4;
 
 /** Paths we can inline into a JSON path literal (and an index expression) without quoting. */
 const PATH_RE = /^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*$/;
@@ -46,6 +52,8 @@ const PATH_RE = /^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*$/;
 interface PathState {
   flags: number;
   segs: string[];
+  /** Quoted name of the materialized column. */
+  column: string;
 }
 
 interface CollectionState {
@@ -155,16 +163,24 @@ export class SqliteReadStore implements ReadStore {
     const order = orderBy(options.sort, coll);
     const whereSql = where.sql === null ? '' : ` WHERE ${where.sql}`;
     let docs: Doc[];
-    if (order !== null && where.exact) {
-      // Everything in SQL: only the returned rows are parsed.
-      const sql = `SELECT doc FROM ${coll.table}${whereSql} ORDER BY ${order}${limit ? ' LIMIT ?' : ''}`;
-      const rows = this.stmt(sql, true).all(...where.params, ...(limit ? [limit] : [])) as string[];
-      docs = rows.map(parseDoc);
+    if (order !== null && where.exact && limit) {
+      // Everything in SQL, and the sorter sees only keys and rowids: documents are read for the
+      // page alone (sorting rows that carry their document cost ~3x more).
+      const keys = order.map((k, i) => `${k.x} AS s${i}`).join(', ');
+      const outer = order.map((k, i) => `k.s${i} ${k.dir}`).join(', ');
+      const inner = order.map((k, i) => `s${i} ${k.dir}`).join(', ');
+      const sql =
+        `SELECT t.doc FROM (SELECT rowid AS r, ${keys} FROM ${coll.table}${whereSql} ORDER BY ${inner} LIMIT ?) AS k ` +
+        `JOIN ${coll.table} AS t ON t.rowid = k.r ORDER BY ${outer}`;
+      docs = (this.stmt(sql, true).all(...where.params, limit) as string[]).map(parseDoc);
+    } else if (order !== null && where.exact) {
+      const sql = `SELECT doc FROM ${coll.table}${whereSql} ORDER BY ${orderSql(order)}`;
+      docs = (this.stmt(sql, true).all(...where.params) as string[]).map(parseDoc);
     } else if (order !== null) {
       // Candidates arrive in the final order: stop as soon as `limit` of them pass the re-check.
       const query = new Query(filter as Criteria, {});
       docs = [];
-      for (const text of this.stmt(`SELECT doc FROM ${coll.table}${whereSql} ORDER BY ${order}`, true).iterate(...where.params)) {
+      for (const text of this.stmt(`SELECT doc FROM ${coll.table}${whereSql} ORDER BY ${orderSql(order)}`, true).iterate(...where.params)) {
         const doc = parseDoc(text as string);
         if (!query.test(doc)) continue;
         docs.push(doc);
@@ -232,14 +248,7 @@ export class SqliteReadStore implements ReadStore {
       return;
     }
     if (op.op === 'insert') {
-      const coll = this.ensureTable(physical);
-      const info = this.stmt(`INSERT INTO ${coll.table} (_id, _org, _pos, doc) VALUES (?, ?, ?, ?) ON CONFLICT (_id) DO NOTHING`).run(
-        op.doc._id,
-        orgColumn(op.doc),
-        posColumn(op.doc),
-        JSON.stringify(op.doc),
-      );
-      if (info.changes > 0) this.noteFlags(physical, coll, op.doc);
+      this.writeDoc(physical, this.ensureTable(physical), op.doc._id, op.doc, 'insertIfAbsent');
       return;
     }
     const existing = this.state.collections.get(physical);
@@ -253,10 +262,7 @@ export class SqliteReadStore implements ReadStore {
     applyUpdate(doc, op.update, !row);
     doc._pos = op.pos;
     if (doc._id !== op.id) throw new Error(`update of ${op.collection}/${op.id} would modify the immutable field '_id'`);
-    const text = JSON.stringify(doc);
-    if (row) this.stmt(`UPDATE ${coll.table} SET _org = ?, _pos = ?, doc = ? WHERE _id = ?`).run(orgColumn(doc), op.pos, text, op.id);
-    else this.stmt(`INSERT INTO ${coll.table} (_id, _org, _pos, doc) VALUES (?, ?, ?, ?)`).run(op.id, orgColumn(doc), op.pos, text);
-    this.noteFlags(physical, coll, doc);
+    this.writeDoc(physical, coll, op.id, doc, row ? 'replace' : 'insert');
   }
 
   async getCheckpoint(name: string): Promise<Position | null> {
@@ -384,7 +390,7 @@ export class SqliteReadStore implements ReadStore {
       collections.set(r.name, { table: tableName(r.name), orgFlags: r.orgFlags, paths: new Map() });
     }
     for (const r of this.stmt('SELECT coll, path, flags FROM _rs_paths').all() as { coll: string; path: string; flags: number }[]) {
-      collections.get(r.coll)?.paths.set(r.path, { flags: r.flags, segs: r.path.split('.') });
+      collections.get(r.coll)?.paths.set(r.path, pathState(r.path, r.flags));
     }
     this.statements.clear(); // statements may reference tables another process dropped
     this.state = { version, aliases, collections };
@@ -413,16 +419,19 @@ export class SqliteReadStore implements ReadStore {
   }
 
   private declarePath(physical: string, coll: CollectionState, path: string): void {
-    const segs = path.split('.');
-    let flags = 0;
+    const state = pathState(path, 0);
     // Existing documents decide the flags once; from then on every write maintains them.
     for (const text of this.stmt(`SELECT doc FROM ${coll.table}`, true).iterate()) {
-      flags |= pathFlags(parseDoc(text as string), segs);
-      if (flags === (UNSAFE | BOOL)) break;
+      state.flags |= inspectPath(parseDoc(text as string), state.segs).flags;
+      if (state.flags === (UNSAFE | BOOL | NULLV)) break;
     }
-    this.db.exec(`CREATE INDEX IF NOT EXISTS ${quote(`ix:${physical}:${path}`)} ON ${coll.table} (_org, ${jsonExtract(path)})`);
-    this.stmt('INSERT OR REPLACE INTO _rs_paths (coll, path, flags) VALUES (?, ?, ?)').run(physical, path, flags);
-    coll.paths.set(path, { flags, segs });
+    const columns = this.db.prepare(`SELECT name FROM pragma_table_info(?)`).pluck().all(`c_${physical}`) as string[];
+    if (!columns.includes(`p:${path}`)) this.db.exec(`ALTER TABLE ${coll.table} ADD COLUMN ${state.column}`);
+    // For scalars json_extract returns exactly what inspectPath writes (booleans as 1/0, null as NULL).
+    this.db.exec(`UPDATE ${coll.table} SET ${state.column} = json_extract(doc, '$.${path}')`);
+    this.db.exec(`CREATE INDEX IF NOT EXISTS ${quote(`ix:${physical}:${path}`)} ON ${coll.table} (_org, ${state.column})`);
+    this.stmt('INSERT OR REPLACE INTO _rs_paths (coll, path, flags) VALUES (?, ?, ?)').run(physical, path, state.flags);
+    coll.paths.set(path, state);
     this.bump();
   }
 
@@ -435,20 +444,39 @@ export class SqliteReadStore implements ReadStore {
     this.bump();
   }
 
-  /** Records what a written document reveals about its declared paths (see UNSAFE, BOOL). */
-  private noteFlags(physical: string, coll: CollectionState, doc: Doc): void {
+  /**
+   * Writes a document with its materialized columns: `insert` (absent before), `insertIfAbsent`
+   * (keeps an existing document) or `replace` (existing). Returns whether it was written.
+   */
+  private writeDoc(physical: string, coll: CollectionState, id: string, doc: Doc, mode: 'insert' | 'insertIfAbsent' | 'replace'): boolean {
+    const paths = [...coll.paths];
+    const found = paths.map(([, p]) => inspectPath(doc, p.segs));
+    const columns = paths.map(([, p]) => p.column);
+    const values = [orgColumn(doc), posColumn(doc), JSON.stringify(doc), ...found.map((f) => f.value)];
+    let sql: string;
+    if (mode === 'replace') {
+      sql = `UPDATE ${coll.table} SET ${['_org', '_pos', 'doc', ...columns].map((c) => `${c} = ?`).join(', ')} WHERE _id = ?`;
+      values.push(id);
+    } else {
+      sql = `INSERT INTO ${coll.table} (${['_id', '_org', '_pos', 'doc', ...columns].join(', ')}) VALUES (?${', ?'.repeat(values.length)})`;
+      if (mode === 'insertIfAbsent') sql += ' ON CONFLICT (_id) DO NOTHING';
+      values.unshift(id);
+    }
+    if (this.stmt(sql).run(...values).changes === 0) return false;
+    // Record what the document reveals about its paths (see UNSAFE, BOOL, NULLV).
     if (doc._org !== undefined && typeof doc._org !== 'string' && !(coll.orgFlags & UNSAFE)) {
       coll.orgFlags |= UNSAFE;
       this.stmt('UPDATE _rs_collections SET org_flags = ? WHERE name = ?').run(coll.orgFlags, physical);
       this.bump();
     }
-    for (const [path, p] of coll.paths) {
-      const flags = pathFlags(doc, p.segs);
-      if ((flags & ~p.flags) === 0) continue;
+    paths.forEach(([path, p], i) => {
+      const flags = found[i].flags;
+      if ((flags & ~p.flags) === 0) return;
       p.flags |= flags;
       this.stmt('UPDATE _rs_paths SET flags = ? WHERE coll = ? AND path = ?').run(p.flags, physical, path);
       this.bump();
-    }
+    });
+    return true;
   }
 
   private stmt(sql: string, pluck = false): Statement {
@@ -492,18 +520,23 @@ function isPlainObject(v: unknown): v is Doc {
   return typeof v === 'object' && v !== null && !Array.isArray(v) && !(v instanceof Date) && !(v instanceof RegExp);
 }
 
-/** UNSAFE/BOOL bits for one document's value at a path (see the flag constants). */
-function pathFlags(doc: Doc, segs: string[]): number {
+function pathState(path: string, flags: number): PathState {
+  return { flags, segs: path.split('.'), column: quote(`p:${path}`) };
+}
+
+/** A document's flags at a path (see the flag constants) and its column value: what json_extract would return for a scalar. */
+function inspectPath(doc: Doc, segs: string[]): { flags: number; value: string | number | null } {
   let v: unknown = doc;
   for (const seg of segs) {
-    if (Array.isArray(v)) return UNSAFE;
-    if (typeof v !== 'object' || v === null) return 0; // a scalar on the way: the path is missing
+    if (Array.isArray(v)) return { flags: UNSAFE, value: null };
+    if (typeof v !== 'object' || v === null) return { flags: 0, value: null }; // a scalar on the way: the path is missing
     v = (v as Doc)[seg];
   }
-  if (v === undefined || v === null) return 0;
-  if (typeof v === 'boolean') return BOOL;
-  if (typeof v === 'object') return UNSAFE; // arrays and objects (Dates too: conservative)
-  return 0;
+  if (v === undefined) return { flags: 0, value: null };
+  if (v === null || (typeof v === 'number' && !Number.isFinite(v))) return { flags: NULLV, value: null }; // JSON writes NaN as null
+  if (typeof v === 'boolean') return { flags: BOOL, value: v ? 1 : 0 };
+  if (typeof v === 'string' || typeof v === 'number') return { flags: 0, value: v };
+  return { flags: UNSAFE, value: null }; // arrays, objects, Dates (conservative), bigints
 }
 
 function project(docs: Doc[], projection: Record<string, 0 | 1>): Doc[] {
@@ -512,10 +545,6 @@ function project(docs: Doc[], projection: Record<string, 0 | 1>): Doc[] {
 
 // ------------------------------------------------------------------ filter translation
 
-function jsonExtract(path: string): string {
-  return `json_extract(doc, '$.${path}')`;
-}
-
 function jsonType(path: string): string {
   return `json_type(doc, '$.${path}')`;
 }
@@ -523,14 +552,15 @@ function jsonType(path: string): string {
 type Field =
   /** A TEXT column (`_id`, `_org`): only string comparisons are pushed (affinity would coerce numbers). */
   | { kind: 'column'; x: string }
-  | { kind: 'json'; x: string; t: string; bool: boolean };
+  /** A materialized path: `x` the column, `t` the JSON type (parses the document: only as a guard). */
+  | { kind: 'json'; x: string; t: string; bool: boolean; nullv: boolean };
 
 function fieldOf(path: string, coll: CollectionState): Field | null {
   if (path === '_id') return { kind: 'column', x: '_id' };
   if (path === '_org') return coll.orgFlags & UNSAFE ? null : { kind: 'column', x: '_org' };
   const p = coll.paths.get(path);
   if (!p || p.flags & UNSAFE) return null;
-  return { kind: 'json', x: jsonExtract(path), t: jsonType(path), bool: (p.flags & BOOL) !== 0 };
+  return { kind: 'json', x: p.column, t: jsonType(path), bool: (p.flags & BOOL) !== 0, nullv: (p.flags & NULLV) !== 0 };
 }
 
 function and(parts: Sql[]): Sql {
@@ -607,9 +637,11 @@ function translateOp(field: Field, op: string, arg: unknown): Sql {
     case '$lte':
       return range(field, op, arg) ?? TRUE_INEXACT;
     case '$exists': {
-      const t = field.kind === 'json' ? field.t : field.x;
+      const t = field.kind === 'json' && field.nullv ? field.t : field.x;
       if (field.x === '_id') return arg ? { sql: null, params: [], exact: true } : FALSE_EXACT;
-      return { sql: `${t} IS ${arg ? 'NOT NULL' : 'NULL'}`, params: [], exact: true };
+      // Unary + keeps the planner off an index for null tests: "missing" is rarely selective
+      // (deleteTime), and with statistics SQLite was seen to prefer such an index at 100x the cost.
+      return { sql: `+${t} IS ${arg ? 'NOT NULL' : 'NULL'}`, params: [], exact: true };
     }
     default:
       return TRUE_INEXACT; // $regex, $options, $not, $elemMatch, ...: left to mingo
@@ -622,7 +654,7 @@ function eq(field: Field, v: unknown): Sql | null {
     if (v === null) return { sql: `${field.x} IS NULL`, params: [], exact: true };
     return null;
   }
-  if (v === null) return { sql: `${field.x} IS NULL`, params: [], exact: true }; // null or missing
+  if (v === null) return { sql: `+${field.x} IS NULL`, params: [], exact: true }; // null or missing; + as in $exists
   if (typeof v === 'string') return { sql: `${field.x} = ?`, params: [v], exact: true };
   if (typeof v === 'number' && Number.isFinite(v)) {
     return { sql: field.bool ? `${field.x} = ? AND ${field.t} IN ('integer', 'real')` : `${field.x} = ?`, params: [v], exact: true };
@@ -638,7 +670,7 @@ function ne(field: Field, v: unknown): Sql | null {
     if (v === null) return { sql: `${field.x} IS NOT NULL`, params: [], exact: true };
     return null;
   }
-  if (v === null) return { sql: `${field.x} IS NOT NULL`, params: [], exact: true };
+  if (v === null) return { sql: `+${field.x} IS NOT NULL`, params: [], exact: true };
   if (typeof v === 'string') return { sql: `${field.x} IS NOT ?`, params: [v], exact: true };
   if (typeof v === 'number' && Number.isFinite(v)) {
     return {
@@ -674,28 +706,33 @@ function range(field: Field, op: '$gt' | '$gte' | '$lt' | '$lte', v: unknown): S
  * first ascending, numbers before strings, strings by code point) — or null. `_id` breaks ties, in
  * SQL and in sortDocs alike, so both paths return the same order.
  */
-function orderBy(sort: Sort | undefined, coll: CollectionState): string | null {
-  const keys: string[] = [];
-  let hasId = false;
+function orderBy(sort: Sort | undefined, coll: CollectionState): OrderKey[] | null {
+  const keys: OrderKey[] = [];
   for (const [path, dir] of Object.entries(sort ?? {})) {
     const d = dir === -1 ? 'DESC' : 'ASC';
     if (path === '_id') {
-      keys.push(`_id ${d}`);
-      hasId = true;
-      break; // _id is unique: later keys never matter
+      keys.push({ x: '_id', dir: d });
+      return keys; // _id is unique: later keys never matter
     }
     if (path === '_org') {
       if (coll.orgFlags & UNSAFE) return null;
-      keys.push(`_org ${d}`);
+      keys.push({ x: '_org', dir: d });
       continue;
     }
     const p = coll.paths.get(path);
-    if (!p || p.flags !== 0) return null;
-    keys.push(`${jsonExtract(path)} ${d}`);
+    if (!p || p.flags & (UNSAFE | BOOL)) return null;
+    keys.push({ x: p.column, dir: d });
   }
-  if (!hasId) keys.push('_id ASC');
-  return keys.join(', ');
+  keys.push({ x: '_id', dir: 'ASC' });
+  return keys;
 }
+
+interface OrderKey {
+  x: string;
+  dir: 'ASC' | 'DESC';
+}
+
+const orderSql = (keys: OrderKey[]): string => keys.map((k) => `${k.x} ${k.dir}`).join(', ');
 
 // ------------------------------------------------------------------ in-memory sort (MongoDB order)
 
