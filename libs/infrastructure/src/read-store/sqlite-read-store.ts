@@ -102,6 +102,8 @@ export class SqliteReadStore implements ReadStore {
   private readonly db: Database.Database;
   private readonly statements = new Map<string, Statement>();
   private state: State = { version: -1, aliases: new Map(), collections: new Map() };
+  /** Physical collection -> row count its planner statistics were taken at (see maybeAnalyze). */
+  private readonly analyzedAt = new Map<string, number>();
   /** Runs a callback in a transaction: `.deferred` for reads, `.immediate` for writes. */
   private readonly tx: Database.Transaction<(fn: () => unknown) => unknown>;
 
@@ -238,6 +240,34 @@ export class SqliteReadStore implements ReadStore {
          ON CONFLICT (name) DO UPDATE SET position = excluded.position, updated_at = excluded.updated_at`,
       ).run(batch.checkpoint, positionToString(batch.position), new Date().toISOString());
     });
+    for (const name of new Set(batch.ops.map((op) => op.collection))) this.maybeAnalyze(name);
+  }
+
+  /**
+   * Plan choice between "filter index then sort" and "walk the sort index" depends on how many rows
+   * match, which SQLite only knows from ANALYZE (sqlite_stat1/stat4); without statistics a selective
+   * filter was seen to take 20x longer. Re-analyze a collection each time it doubles, so the cost
+   * stays proportional to the writes; other connections pick the statistics up on their own.
+   */
+  private maybeAnalyze(collection: string): void {
+    const physical = this.read(() => (this.state.collections.has(this.physical(collection)) ? this.physical(collection) : null));
+    if (physical === null) return;
+    const table = tableName(physical);
+    // max(rowid) is O(log n); it overestimates after deletes, which only delays the next analysis.
+    const rows = (this.stmt(`SELECT max(rowid) FROM ${table}`, true).get() as number | null) ?? 0;
+    let last = this.analyzedAt.get(physical);
+    if (last === undefined) {
+      const stat = this.stmt('SELECT stat FROM sqlite_stat1 WHERE tbl = ? LIMIT 1', true);
+      last = Number.parseInt(String((this.hasStat1() && stat.get(`c_${physical}`)) || '0'), 10) || 0;
+      this.analyzedAt.set(physical, last);
+    }
+    if (rows < 200 || rows < 2 * last) return;
+    this.db.exec(`ANALYZE ${table}`);
+    this.analyzedAt.set(physical, rows);
+  }
+
+  private hasStat1(): boolean {
+    return this.stmt("SELECT 1 FROM sqlite_master WHERE name = 'sqlite_stat1'", true).get() !== undefined;
   }
 
   private applyOp(op: WriteOp): void {
@@ -512,8 +542,60 @@ function posColumn(doc: Doc): number | null {
 /** Applies MongoDB update operators; `$setOnInsert` (not in mingo) acts as `$set` when the update inserts. */
 function applyUpdate(doc: Doc, update: Update, inserting: boolean): void {
   const { $setOnInsert, ...rest } = update;
+  const onInsert = inserting && $setOnInsert && Object.keys($setOnInsert).length > 0 ? $setOnInsert : null;
+  if (plainSetUnset(doc, rest, onInsert)) return;
   if (Object.keys(rest).length > 0) mingoUpdate(doc, rest as Modifier);
-  if (inserting && $setOnInsert && Object.keys($setOnInsert).length > 0) mingoUpdate(doc, { $set: $setOnInsert } as Modifier);
+  if (onInsert) mingoUpdate(doc, { $set: onInsert } as Modifier);
+}
+
+/**
+ * The projections' everyday update ($set/$unset of plain dotted paths through objects), applied
+ * directly: mingo's update() rebuilds its operator tables on every call (~100 µs). Returns false,
+ * having changed nothing, for anything else (other operators, array or scalar intermediates,
+ * overlapping paths), which then goes to mingo.
+ */
+function plainSetUnset(doc: Doc, update: Update, onInsert: Record<string, unknown> | null): boolean {
+  const sets: [string[], unknown][] = [];
+  const unsets: string[][] = [];
+  for (const [op, fields] of Object.entries(update)) {
+    if (op !== '$set' && op !== '$unset') return false;
+    for (const [path, value] of Object.entries(fields)) {
+      if (!PATH_RE.test(path)) return false;
+      if (op === '$set') sets.push([path.split('.'), value]);
+      else unsets.push(path.split('.'));
+    }
+  }
+  for (const [path, value] of Object.entries(onInsert ?? {})) {
+    if (!PATH_RE.test(path)) return false;
+    sets.push([path.split('.'), value]);
+  }
+  const all = [...sets.map(([segs]) => segs), ...unsets].map((segs) => segs.join('.'));
+  const sorted = [...all].sort();
+  for (let i = 1; i < sorted.length; i++) {
+    if (sorted[i] === sorted[i - 1] || sorted[i].startsWith(`${sorted[i - 1]}.`)) return false; // MongoDB: conflict
+  }
+  // Every existing intermediate must be a plain object (MongoDB errors or indexes arrays otherwise).
+  const walkable = (segs: string[]): boolean => {
+    let v: unknown = doc;
+    for (let i = 0; i < segs.length - 1; i++) {
+      v = (v as Doc)[segs[i]];
+      if (v === undefined) return true;
+      if (!isPlainObject(v)) return false;
+    }
+    return true;
+  };
+  if (!sets.every(([segs]) => walkable(segs)) || !unsets.every(walkable)) return false;
+  for (const [segs, value] of sets) {
+    let v = doc;
+    for (let i = 0; i < segs.length - 1; i++) v = (v[segs[i]] ??= {}) as Doc;
+    v[segs[segs.length - 1]] = value;
+  }
+  for (const segs of unsets) {
+    let v: Doc | undefined = doc;
+    for (let i = 0; i < segs.length - 1 && v; i++) v = v[segs[i]] as Doc | undefined;
+    if (v) delete v[segs[segs.length - 1]];
+  }
+  return true;
 }
 
 function isPlainObject(v: unknown): v is Doc {

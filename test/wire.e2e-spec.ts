@@ -1,0 +1,84 @@
+import { ALICE, Stack } from './support/harness';
+
+const NOTES = 'svc.notes.v1.NotesService';
+
+/** Every failure leaves in the one error shape with the standard code mapping; never a stack trace. */
+describe('wire: errors, routes and casing', () => {
+  let stack: Stack;
+  beforeAll(async () => {
+    stack = await Stack.start({ env: { SVC_BODY_LIMIT_BYTES: '4096' } });
+  });
+  afterAll(async () => {
+    await stack.destroy();
+  });
+
+  const expectError = (res: { status: number; body: unknown }, code: number, status: string, message?: RegExp) => {
+    expect(res.status).toBe(code);
+    expect(res.body).toEqual({ error: { code, status, message: expect.any(String), details: expect.any(Array) } });
+    const error = (res.body as { error: { message: string } }).error;
+    if (message) expect(error.message).toMatch(message);
+    expect(error.message).not.toMatch(/\bat .*\.js:\d+/);
+  };
+
+  it('malformed JSON is INVALID_ARGUMENT', async () => {
+    const res = await stack.request('POST', `/${NOTES}/ListNotes`, { rawBody: '{"filter": ' });
+    expectError(res, 400, 'INVALID_ARGUMENT', /JSON/);
+  });
+
+  it('a body that is not an object is INVALID_ARGUMENT', async () => {
+    expectError(await stack.request('POST', `/${NOTES}/ListNotes`, { rawBody: '[1,2]' }), 400, 'INVALID_ARGUMENT');
+    expectError(await stack.request('POST', `/${NOTES}/ListNotes`, { rawBody: '"text"' }), 400, 'INVALID_ARGUMENT');
+  });
+
+  it('wrong field types are INVALID_ARGUMENT naming the field in snake_case', async () => {
+    expectError(await stack.rpc(`${NOTES}/ListNotes`, { page_size: 'many' }), 400, 'INVALID_ARGUMENT', /page_size/);
+    expectError(await stack.rpc(`${NOTES}/ListNotes`, { show_deleted: 'yes' }), 400, 'INVALID_ARGUMENT', /show_deleted/);
+    expectError(await stack.rpc(`${NOTES}/GetNote`, { name: 7 }), 400, 'INVALID_ARGUMENT', /name/);
+    expectError(await stack.rpc(`${NOTES}/CreateNote`, { note_id: 'x', note: 'not an object' }), 400, 'INVALID_ARGUMENT', /note/);
+  });
+
+  it('64-bit integers may arrive as strings', async () => {
+    const res = await stack.rpc<{ notes: unknown[] }>(`${NOTES}/ListNotes`, { page_size: '5' });
+    expect(res.status).toBe(200);
+  });
+
+  it('an oversized body is INVALID_ARGUMENT and writes nothing', async () => {
+    const res = await stack.rpc(`${NOTES}/CreateNote`, { note_id: 'huge', note: { notes: 'x'.repeat(10_000) } });
+    expectError(res, 400, 'INVALID_ARGUMENT', /too large/);
+    expect((await stack.rpc(`${NOTES}/GetNote`, { name: 'notes/huge' })).status).toBe(404);
+  });
+
+  it('a non-JSON content type is INVALID_ARGUMENT', async () => {
+    const res = await stack.request('POST', `/${NOTES}/ListNotes`, { rawBody: 'filter=x', headers: { 'content-type': 'text/plain' } });
+    expectError(res, 400, 'INVALID_ARGUMENT');
+  });
+
+  it('unknown routes: NOT_FOUND for what the spec does not have, UNIMPLEMENTED for spec methods not built yet', async () => {
+    expectError(await stack.request('GET', '/no/such/route'), 404, 'NOT_FOUND');
+    expectError(await stack.rpc('svc.nothing.v1.NopeService/Nope', {}), 404, 'NOT_FOUND');
+    expectError(await stack.rpc(`${NOTES}/FrobnicateNote`, {}), 404, 'NOT_FOUND');
+    expectError(await stack.rpc('svc.triggers.v1.TriggersService/CreateTrigger', {}), 501, 'UNIMPLEMENTED');
+  });
+
+  it('missing credentials are UNAUTHENTICATED on every method; health needs none', async () => {
+    expectError(await stack.rpc(`${NOTES}/ListNotes`, {}, null), 401, 'UNAUTHENTICATED');
+    expect((await stack.request('GET', '/healthz', { as: null })).status).toBe(200);
+  });
+
+  it('an unknown request field is ignored; responses are lowerCamelCase', async () => {
+    const res = await stack.rpc<{ note: Record<string, unknown> }>(`${NOTES}/CreateNote`, {
+      note_id: 'cased',
+      note: { display_name: 'Cased', tool_name: 'x', tool_args: { nested_key: { deeper_key: 1 } } },
+      surprise_field: true,
+    });
+    expect(res.status).toBe(200);
+    expect(Object.keys(res.body.note).sort()).toEqual(['createTime', 'displayName', 'name', 'toolArgs', 'toolName', 'updateTime']);
+    expect(res.body.note.toolArgs).toEqual({ nestedKey: { deeperKey: 1 } });
+  });
+
+  it('FAILED_PRECONDITION answers 400 in the same shape', async () => {
+    // The Admin role is a system role: editing it is refused.
+    const res = await stack.rpc('svc.rbac.v1.RolesService/UpdateRole', { role: { name: 'roles/admin', display_name: 'x' } }, ALICE);
+    expectError(res, 400, 'FAILED_PRECONDITION');
+  });
+});
