@@ -64,8 +64,11 @@ export interface Response<T = Record<string, unknown>> {
 }
 
 export interface StartOptions {
-  /** `separate`: api and projector as two processes (default); `inprocess`: one process. */
-  layout?: 'separate' | 'inprocess';
+  /**
+   * `separate`: api and projector started as two processes (default); `inprocess`: one process;
+   * `npm-start`: the api starts the projector as its child, as `npm start` does.
+   */
+  layout?: 'separate' | 'inprocess' | 'npm-start';
   config?: string | null;
   env?: Record<string, string>;
   dataDir?: string;
@@ -108,8 +111,11 @@ export class Stack {
     if ((options.layout ?? 'separate') === 'separate') {
       this.spawn('projector', PROJECTOR_MAIN, {});
       this.spawn('api', API_MAIN, { SVC_PROJECTOR: 'off' });
-    } else {
+    } else if (options.layout === 'inprocess') {
       this.spawn('api', API_MAIN, { SVC_PROJECTOR: 'inprocess' });
+    } else {
+      delete this.env.SVC_PROJECTOR;
+      this.spawn('api', API_MAIN, {});
     }
     await this.waitHealthy();
   }
@@ -131,7 +137,7 @@ export class Stack {
   async waitHealthy(timeoutMs = 30_000): Promise<void> {
     const deadline = Date.now() + timeoutMs;
     while (Date.now() < deadline) {
-      const exited = this.processes.find((p) => p.exitCode !== null);
+      const exited = this.processes.find((p) => p.exitCode !== null && !p.killed);
       if (exited) throw new Error(`a process exited (${exited.exitCode}) before the stack was healthy:\n${this.output.join('')}`);
       try {
         const res = await fetch(`${this.baseUrl}/healthz`);

@@ -257,8 +257,9 @@ export class SqliteReadStore implements ReadStore {
     const rows = (this.stmt(`SELECT max(rowid) FROM ${table}`, true).get() as number | null) ?? 0;
     let last = this.analyzedAt.get(physical);
     if (last === undefined) {
-      const stat = this.stmt('SELECT stat FROM sqlite_stat1 WHERE tbl = ? LIMIT 1', true);
-      last = Number.parseInt(String((this.hasStat1() && stat.get(`c_${physical}`)) || '0'), 10) || 0;
+      // The first number of a stat1 row is the table's row count when it was analyzed.
+      const stat = this.hasStat1() ? this.stmt('SELECT stat FROM sqlite_stat1 WHERE tbl = ? LIMIT 1', true).get(`c_${physical}`) : undefined;
+      last = Number.parseInt(String(stat ?? '0'), 10) || 0;
       this.analyzedAt.set(physical, last);
     }
     if (rows < 200 || rows < 2 * last) return;
@@ -378,12 +379,8 @@ export class SqliteReadStore implements ReadStore {
 
   async close(): Promise<void> {
     if (!this.db.open) return;
-    try {
-      this.db.pragma('optimize'); // cheap; keeps planner statistics fresh for the next process
-    } finally {
-      this.statements.clear();
-      this.db.close();
-    }
+    this.statements.clear();
+    this.db.close();
   }
 
   // ---------------------------------------------------------------- state and schema
