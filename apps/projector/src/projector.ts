@@ -5,21 +5,15 @@ import type { Settings } from '@svc/infrastructure/config/env';
 import type { EventStore } from '@svc/infrastructure/event-store/event-store.port';
 import { InfrastructureModule } from '@svc/infrastructure/nest/infrastructure.module';
 import { EVENT_STORE, READ_STORE, SETTINGS } from '@svc/infrastructure/nest/tokens';
-import { HEARTBEAT_KEY, type Heartbeat } from '@svc/infrastructure/projection/heartbeat';
+import { HEARTBEAT_KEY, type Heartbeat, REBUILD_REQUEST_KEY, type RebuildRequest } from '@svc/infrastructure/projection/heartbeat';
 import { ProjectionRunner } from '@svc/infrastructure/projection/runner';
 import type { ReadStore } from '@svc/infrastructure/read-store/read-store.port';
 import { QuietLogger } from '@svc/infrastructure/nest/quiet-logger';
 import { PROJECTIONS } from './projections';
 
 const HEARTBEAT_MS = 1000;
-/** The CLI asks the running projector to rebuild by writing this meta key; the projector owns the swap. */
-export const REBUILD_REQUEST_KEY = 'projector:rebuild-request';
-
-export interface RebuildRequest {
-  projection: string;
-  requestedAt: string;
-  done?: { at: string; events: number; error?: string };
-}
+// Defined beside the heartbeat so the CLI can use them without loading Nest.
+export { REBUILD_REQUEST_KEY, type RebuildRequest };
 
 /** Runs every projection with its own checkpoint, beats a heartbeat, and serves rebuild requests. */
 @Injectable()

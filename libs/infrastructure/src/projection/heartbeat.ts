@@ -6,3 +6,12 @@ export interface Heartbeat {
   at: string;
   projections: string[];
 }
+
+/** The CLI asks the running projector to rebuild by writing this meta key; the projector owns the swap. */
+export const REBUILD_REQUEST_KEY = 'projector:rebuild-request';
+
+export interface RebuildRequest {
+  projection: string;
+  requestedAt: string;
+  done?: { at: string; events: number; error?: string };
+}

@@ -81,6 +81,11 @@ export class MongoReadStore implements ReadStore {
     private transactions: boolean,
   ) {}
 
+  /** Whether commits run in a MongoDB transaction (replica set or mongos) rather than as guarded writes. */
+  get transactional(): boolean {
+    return this.transactions;
+  }
+
   static async create(options: MongoReadStoreOptions): Promise<MongoReadStore> {
     const client = new MongoClient(options.url);
     await client.connect();
