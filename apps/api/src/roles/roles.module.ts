@@ -1,5 +1,5 @@
 import { Inject, Injectable, Module, type OnModuleInit } from '@nestjs/common';
-import { CommandBus, QueryBus } from '@nestjs/cqrs';
+import { CommandBus, type IQueryHandler, Query, QueryBus, QueryHandler } from '@nestjs/cqrs';
 import { isPermission } from '@svc/contracts/roles/permissions';
 import {
   AssignRolesRequest,
@@ -39,7 +39,6 @@ export class RolesMethods implements OnModuleInit {
     private readonly commands: CommandBus,
     private readonly queries: QueryBus,
     private readonly registry: MethodRegistry,
-    @Inject(READ_STORE) private readonly reads: ReadStore,
   ) {}
 
   onModuleInit(): void {
@@ -90,7 +89,7 @@ export class RolesMethods implements OnModuleInit {
         return {};
       }),
       read('ListUsersWithPermission', ListUsersWithPermissionRequest, ({ principal, request }) =>
-        this.usersWithPermission(principal, request),
+        this.queries.execute(new ListUsersWithPermissionQuery(principal.org, request)),
       ),
       write('SetDefaultRole', NameRequest, async ({ principal, request }) => {
         const name = roleName(request.name);
@@ -118,26 +117,6 @@ export class RolesMethods implements OnModuleInit {
     );
     return result.state;
   }
-
-  /** Members whose combined role permissions include the key, by name, keyset-paged on the name. */
-  private async usersWithPermission(principal: Principal, request: ListUsersWithPermissionRequest) {
-    if (!isPermission(request.permission)) throw invalid(`permission '${request.permission}' is not a known permission key`);
-    const size = pageSize(request.pageSize, { default: 50, max: 1000 });
-    const fingerprint = queryFingerprint({ filter: request.permission, orderBy: 'name', showDeleted: false });
-    const token = decodePageToken(request.pageToken, fingerprint);
-    const after = token ? String(token.after[0]) : '';
-    const [members, roles] = await Promise.all([
-      this.reads.collection('members').find({ _org: principal.org, name: { $regex: '^users/', ...(after ? { $gt: after } : {}) } }, { sort: { name: 1 } }),
-      this.reads.collection('roles').find({ _org: principal.org }),
-    ]);
-    const records = roles.map((r) => ({ name: String(r.name), permissions: r.permissions as string[], deleteTime: r.deleteTime as string | undefined }));
-    const users = members
-      .filter((m) => effectivePermissions(m.roles as string[], records).includes(request.permission))
-      .map((m) => String(m.name));
-    const pageUsers = users.slice(0, size);
-    const nextPageToken = users.length > size ? encodePageToken({ q: fingerprint, after: [pageUsers[pageUsers.length - 1]] }) : '';
-    return { users: pageUsers, nextPageToken };
-  }
 }
 
 function roleName(name: unknown): string {
@@ -145,5 +124,39 @@ function roleName(name: unknown): string {
   return name;
 }
 
-@Module({ providers: [RolesMethods] })
+export class ListUsersWithPermissionQuery extends Query<{ users: string[]; nextPageToken: string }> {
+  constructor(
+    readonly org: string,
+    readonly request: ListUsersWithPermissionRequest,
+  ) {
+    super();
+  }
+}
+
+/** Members whose combined role permissions include the key, by name, keyset-paged on the name. */
+@QueryHandler(ListUsersWithPermissionQuery)
+export class ListUsersWithPermissionHandler implements IQueryHandler<ListUsersWithPermissionQuery> {
+  constructor(@Inject(READ_STORE) private readonly reads: ReadStore) {}
+
+  async execute({ org, request }: ListUsersWithPermissionQuery) {
+    if (!isPermission(request.permission)) throw invalid(`permission '${request.permission}' is not a known permission key`);
+    const size = pageSize(request.pageSize, { default: 50, max: 1000 });
+    const fingerprint = queryFingerprint({ filter: request.permission, orderBy: 'name', showDeleted: false });
+    const token = decodePageToken(request.pageToken, fingerprint);
+    const after = token ? String(token.after[0]) : '';
+    const [members, roles] = await Promise.all([
+      this.reads.collection('members').find({ _org: org, name: { $regex: '^users/', ...(after ? { $gt: after } : {}) } }, { sort: { name: 1 } }),
+      this.reads.collection('roles').find({ _org: org }),
+    ]);
+    const records = roles.map((r) => ({ name: String(r.name), permissions: r.permissions as string[], deleteTime: r.deleteTime as string | undefined }));
+    const users = members
+      .filter((m) => effectivePermissions(m.roles as string[], records).includes(request.permission))
+      .map((m) => String(m.name));
+    const page = users.slice(0, size);
+    const nextPageToken = users.length > size ? encodePageToken({ q: fingerprint, after: [page[page.length - 1]] }) : '';
+    return { users: page, nextPageToken };
+  }
+}
+
+@Module({ providers: [RolesMethods, ListUsersWithPermissionHandler] })
 export class RolesModule {}

@@ -1,5 +1,4 @@
-import type { RecordedEvent } from '@svc/infrastructure/event-store/event-store.port';
-import { comparePositions, START, type Position } from '@svc/infrastructure/event-store/event-store.port';
+import { comparePositions, type Position, type RecordedEvent, START } from '@svc/infrastructure/event-store/event-store.port';
 import { type Context, UsageError } from '../context';
 import { type EventView, renderEvent, viewOf } from './event-view';
 

@@ -1,0 +1,180 @@
+import { comparePositions, type Position, START } from '@svc/infrastructure/event-store/event-store.port';
+import {
+  HEARTBEAT_KEY,
+  type Heartbeat,
+  REBUILD_REQUEST_KEY,
+  type RebuildRequest,
+} from '@svc/infrastructure/projection/heartbeat';
+import type { Projection } from '@svc/infrastructure/projection/projection';
+import { ProjectionRunner } from '@svc/infrastructure/projection/runner';
+import type { ReadStore } from '@svc/infrastructure/read-store/read-store.port';
+import { PROJECTIONS } from '../../../projector/src/projections';
+import { type Context, showPosition, table, UsageError } from '../context';
+
+/** Same bound as the api's health check: a projector that beat within it is running. */
+export const HEARTBEAT_FRESH_MS = 5000;
+const POLL_MS = 100;
+
+export interface ProjectorState {
+  running: boolean;
+  pid: number;
+  heartbeatAt: string;
+  ageMs: number;
+}
+
+export interface ProjectionStatus {
+  name: string;
+  checkpoint: string | null;
+  updatedAt: string | null;
+  /** Events between the checkpoint and the head (SQLite); null where positions are not sequence numbers. */
+  lag: number | null;
+  caughtUp: boolean;
+  parked: number;
+  lastError: string | null;
+}
+
+export interface StatusReport {
+  backend: 'sqlite' | 'eventstoredb';
+  head: string;
+  projector: ProjectorState | null;
+  projections: ProjectionStatus[];
+}
+
+export async function projectorState(reads: ReadStore): Promise<ProjectorState | null> {
+  const beat = await reads.getMeta<Heartbeat>(HEARTBEAT_KEY);
+  if (!beat) return null;
+  const ageMs = Math.max(0, Date.now() - Date.parse(beat.at));
+  return { running: ageMs < HEARTBEAT_FRESH_MS, pid: beat.pid, heartbeatAt: beat.at, ageMs };
+}
+
+export async function status(ctx: Context): Promise<void> {
+  const reads = await ctx.reads();
+  const head = await ctx.events().headPosition();
+  const checkpoints = new Map((await reads.listCheckpoints()).map((c) => [c.name, c]));
+  const parked = await reads.listParked();
+  const report: StatusReport = {
+    backend: ctx.sequencePositions ? 'sqlite' : 'eventstoredb',
+    head: showPosition(head),
+    projector: await projectorState(reads),
+    projections: PROJECTIONS.map((p) => {
+      const cp = checkpoints.get(p.name);
+      const own = parked.filter((e) => e.projection === p.name);
+      return {
+        name: p.name,
+        checkpoint: cp ? showPosition(cp.position) : null,
+        updatedAt: cp?.updatedAt ?? null,
+        lag: ctx.sequencePositions ? sequenceLag(head, cp?.position) : null,
+        caughtUp: cp ? comparePositions(cp.position, head) >= 0 : comparePositions(head, START) === 0,
+        parked: own.length,
+        lastError: own.length > 0 ? own[own.length - 1].error : null,
+      };
+    }),
+  };
+  ctx.print(report, renderStatus);
+}
+
+/** SQLite positions are 1, 2, 3, ...: the difference is the number of events still to project. */
+function sequenceLag(head: Position, checkpoint: Position | undefined): number {
+  const done = checkpoint ? checkpoint.commit : 0n;
+  return head.commit > done ? Number(head.commit - done) : 0;
+}
+
+function renderStatus(r: StatusReport): string {
+  const projector = r.projector
+    ? `projector ${r.projector.running ? 'running' : 'NOT RUNNING'} (pid ${r.projector.pid}, heartbeat ${(r.projector.ageMs / 1000).toFixed(1)} s ago)`
+    : 'projector never ran (no heartbeat)';
+  const rows = r.projections.map((p) => [
+    p.name,
+    p.checkpoint ?? '-',
+    p.lag === null ? (p.caughtUp ? 'caught up' : 'behind') : String(p.lag),
+    p.parked === 0 ? '0' : `${p.parked} ALERT`,
+    p.lastError ?? '',
+  ]);
+  return [`head ${r.head} (${r.backend}); ${projector}`, table(['PROJECTION', 'CHECKPOINT', 'LAG', 'PARKED', 'LAST ERROR'], rows)].join('\n');
+}
+
+export interface RebuildResult {
+  projection: string;
+  events: number;
+  /** Who rebuilt: the running projector (it owns the live runner and the swap), or this process. */
+  by: 'projector' | 'cli';
+}
+
+export async function rebuild(ctx: Context, names: string[], all: boolean, timeoutMs: number): Promise<void> {
+  if (all === names.length > 0) throw new UsageError('projections rebuild needs one projection name or --all');
+  const projections = all ? [...PROJECTIONS] : [known(names[0])];
+  if (names.length > 1) throw new UsageError('projections rebuild takes one name (or --all)');
+  const reads = await ctx.reads();
+  const results: RebuildResult[] = [];
+  for (const projection of projections) {
+    const projector = await projectorState(reads);
+    if (projector?.running) {
+      results.push({ projection: projection.name, events: await askProjector(reads, projection.name, timeoutMs), by: 'projector' });
+    } else {
+      // No projector: nothing runs this projection live, so this process can rebuild and swap alone.
+      const { events } = await new ProjectionRunner(ctx.events(), reads, projection).rebuild();
+      results.push({ projection: projection.name, events, by: 'cli' });
+    }
+  }
+  ctx.print({ results }, (r) =>
+    r.results
+      .map((x) => `rebuilt ${x.projection} from ${x.events} event(s) (${x.by === 'projector' ? 'by the running projector' : 'in this process'})`)
+      .join('\n'),
+  );
+}
+
+/**
+ * The running projector must do the rebuild: it pauses its live runner, rebuilds, swaps and resumes
+ * from the new checkpoint. Rebuilding beside a live runner would race its writes to the swapped-out
+ * collections. The meta key holds one request at a time, so a pending one is waited out first.
+ */
+async function askProjector(reads: ReadStore, projection: string, timeoutMs: number): Promise<number> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const pending = await reads.getMeta<RebuildRequest>(REBUILD_REQUEST_KEY);
+    if (!pending || pending.done) break;
+    await pollStep(reads, deadline, `a rebuild of ${pending.projection} requested at ${pending.requestedAt} is still pending`);
+  }
+  const request: RebuildRequest = { projection, requestedAt: new Date().toISOString() };
+  await reads.putMeta(REBUILD_REQUEST_KEY, request);
+  for (;;) {
+    const current = await reads.getMeta<RebuildRequest>(REBUILD_REQUEST_KEY);
+    if (!current || current.projection !== projection || current.requestedAt !== request.requestedAt) {
+      throw new Error('the rebuild request was replaced by another one; run the command again');
+    }
+    if (current.done) {
+      if (current.done.error) throw new Error(`the projector failed to rebuild ${projection}: ${current.done.error}`);
+      return current.done.events;
+    }
+    await pollStep(reads, deadline, `the projector has not finished rebuilding ${projection}`);
+  }
+}
+
+async function pollStep(reads: ReadStore, deadline: number, waitingFor: string): Promise<void> {
+  if (Date.now() > deadline) throw new Error(`timed out: ${waitingFor}`);
+  const projector = await projectorState(reads);
+  if (!projector?.running) {
+    // Not falling back to a local rebuild: a projector that is merely slow could still swap concurrently.
+    throw new Error(`${waitingFor}, and the projector stopped beating; the request stays queued for the next projector`);
+  }
+  await new Promise((r) => setTimeout(r, POLL_MS));
+}
+
+export async function listParked(ctx: Context, name: string | undefined): Promise<void> {
+  if (name !== undefined) known(name);
+  const reads = await ctx.reads();
+  const parked = (await reads.listParked(name)).map((e) => ({ ...e, position: showPosition(e.position) }));
+  ctx.print({ parked }, (r) =>
+    r.parked.length === 0
+      ? 'no parked events'
+      : r.parked
+          .map((e) => `${e.projection}  @${e.position}  ${e.streamId}  ${e.eventType}  ${e.eventId}  parked ${e.parkedAt}\n    ${e.error}`)
+          .join('\n'),
+  );
+}
+
+function known(name: string): Projection {
+  const projection = PROJECTIONS.find((p) => p.name === name);
+  if (!projection) throw new UsageError(`unknown projection '${name}'; known: ${PROJECTIONS.map((p) => p.name).join(', ')}`);
+  return projection;
+}

@@ -1,0 +1,565 @@
+/**
+ * The read store contract: every adapter (SQLite, MongoDB) must pass it. Expected results are
+ * MongoDB's semantics, written out by hand for the operator tests and computed with mingo (filter)
+ * plus a reference comparator (sort) for the randomized comparison.
+ */
+import { Query } from 'mingo';
+import type { Position } from '@svc/infrastructure/event-store/event-store.port';
+import type { Doc, Filter, ProjectionBatch, ReadStore, Sort, WriteOp } from '@svc/infrastructure/read-store/read-store.port';
+
+export interface ReadStoreFixture {
+  store: ReadStore;
+  /** Another instance over the same storage, as another process would see it. */
+  openAnother: () => Promise<ReadStore>;
+  /** A batch is all-or-nothing (SQLite; MongoDB with transactions). */
+  atomicBatches: boolean;
+  close: () => Promise<void>;
+}
+
+const pos = (n: number, prepare = n): Position => ({ commit: BigInt(n), prepare: BigInt(prepare) });
+const batch = (checkpoint: string, at: number, ops: WriteOp[]): ProjectionBatch => ({ checkpoint, position: pos(at), ops });
+const ids = (docs: Doc[]): string[] => docs.map((d) => d._id as string);
+
+/** Bounded poll: no fixed sleeps, a clear failure instead of a hang. */
+async function eventually<T>(read: () => Promise<T>, expected: T, what: string, timeoutMs = 3000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  let last: T = await read();
+  while (JSON.stringify(last) !== JSON.stringify(expected)) {
+    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}: last saw ${JSON.stringify(last)}`);
+    await new Promise((r) => setTimeout(r, 20));
+    last = await read();
+  }
+}
+
+/** Small deterministic PRNG (mulberry32), so a failing randomized case reproduces. */
+function rng(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+/** Reference MongoDB sort order for the scalar values the randomized data uses; ties by `_id`. */
+function referenceCompare(sort: Sort): (a: Doc, b: Doc) => number {
+  const rank = (v: unknown): number => {
+    if (v === undefined || v === null) return 1;
+    if (typeof v === 'number') return 2;
+    if (typeof v === 'string') return 3;
+    if (typeof v === 'boolean') return 8;
+    throw new Error(`reference sort does not handle ${JSON.stringify(v)}`);
+  };
+  const at = (d: Doc, path: string): unknown => {
+    let v: unknown = d;
+    for (const seg of path.split('.')) v = typeof v === 'object' && v !== null && !Array.isArray(v) ? (v as Doc)[seg] : undefined;
+    return v;
+  };
+  const cmp = (x: unknown, y: unknown): number => {
+    const r = rank(x) - rank(y);
+    if (r !== 0 || rank(x) === 1) return r;
+    if (typeof x === 'boolean') return Number(x) - Number(y);
+    return (x as number | string) < (y as number | string) ? -1 : (x as number | string) > (y as number | string) ? 1 : 0;
+  };
+  const keys: [string, number][] = [...Object.entries(sort), ['_id', 1]];
+  return (a, b) => {
+    for (const [path, dir] of keys) {
+      const c = cmp(at(a, path), at(b, path));
+      if (c !== 0) return c * dir;
+    }
+    return 0;
+  };
+}
+
+export function describeReadStoreContract(name: string, make: () => Promise<ReadStoreFixture>): void {
+  describe(`ReadStore contract: ${name}`, () => {
+    let fixture: ReadStoreFixture;
+    let store: ReadStore;
+    let seq = 0;
+    /** A fresh collection name per test: the fixture is shared to keep the suite fast. */
+    const fresh = (prefix: string): string => `${prefix}_${++seq}`;
+
+    beforeAll(async () => {
+      fixture = await make();
+      store = fixture.store;
+    });
+    afterAll(async () => {
+      await fixture?.close();
+    });
+
+    describe('writes', () => {
+      it('upserts with $set/$setOnInsert/$push and updates with $set/$unset/$push, setting _pos', async () => {
+        const c = fresh('w');
+        const id = 'acme|things/a';
+        await store.commit(
+          batch('w1', 10, [
+            {
+              op: 'update',
+              collection: c,
+              id,
+              pos: 10,
+              upsert: true,
+              update: {
+                $set: { _org: 'acme', name: 'things/a', labels: { env: 'prod' } },
+                $setOnInsert: { createTime: 't1' },
+                $push: { history: 'created' },
+              },
+            },
+          ]),
+        );
+        expect(await store.collection(c).findOne({ _id: id })).toEqual({
+          _id: id,
+          _org: 'acme',
+          name: 'things/a',
+          labels: { env: 'prod' },
+          createTime: 't1',
+          history: ['created'],
+          _pos: 10,
+        });
+        await store.commit(
+          batch('w1', 11, [
+            {
+              op: 'update',
+              collection: c,
+              id,
+              pos: 11,
+              upsert: true,
+              update: {
+                $set: { 'labels.team': 'core' },
+                $unset: { name: '' },
+                $setOnInsert: { createTime: 't2' },
+                $push: { history: 'updated' },
+              },
+            },
+          ]),
+        );
+        expect(await store.collection(c).findOne({ _id: id })).toEqual({
+          _id: id,
+          _org: 'acme',
+          labels: { env: 'prod', team: 'core' },
+          createTime: 't1',
+          history: ['created', 'updated'],
+          _pos: 11,
+        });
+      });
+
+      it('applies $inc, $addToSet and $pull', async () => {
+        const c = fresh('w');
+        const id = 'acme|n';
+        await store.commit(
+          batch('w2', 1, [
+            { op: 'update', collection: c, id, pos: 1, upsert: true, update: { $set: { _org: 'acme', n: 1, tags: ['a', 'b'] } } },
+            { op: 'update', collection: c, id, pos: 2, update: { $inc: { n: 2 }, $addToSet: { tags: 'a' } } },
+            { op: 'update', collection: c, id, pos: 3, update: { $addToSet: { tags: 'c' }, $pull: { tags: 'b' } } },
+          ]),
+        );
+        expect(await store.collection(c).findOne({ _id: id })).toEqual({ _id: id, _org: 'acme', n: 3, tags: ['a', 'c'], _pos: 3 });
+      });
+
+      it('guards by position: re-applying a batch changes nothing, an older or equal position is ignored', async () => {
+        const c = fresh('w');
+        const id = 'acme|g';
+        const b = batch('w3', 20, [
+          { op: 'update', collection: c, id, pos: 20, upsert: true, update: { $set: { _org: 'acme', v: 'twenty' }, $push: { log: 20 } } },
+        ]);
+        await store.commit(b);
+        const once = await store.collection(c).findOne({ _id: id });
+        await store.commit(b);
+        expect(await store.collection(c).findOne({ _id: id })).toEqual(once);
+        await store.commit(batch('w3', 20, [{ op: 'update', collection: c, id, pos: 19, update: { $set: { v: 'older' }, $push: { log: 19 } } }]));
+        await store.commit(batch('w3', 20, [{ op: 'update', collection: c, id, pos: 20, upsert: true, update: { $set: { v: 'same' } } }]));
+        expect(await store.collection(c).findOne({ _id: id })).toEqual({ _id: id, _org: 'acme', v: 'twenty', log: [20], _pos: 20 });
+      });
+
+      it('does not create a document for an update without upsert', async () => {
+        const c = fresh('w');
+        await store.commit(batch('w4', 1, [{ op: 'update', collection: c, id: 'acme|none', pos: 1, update: { $set: { _org: 'acme', v: 1 } } }]));
+        expect(await store.collection(c).findOne({ _id: 'acme|none' })).toBeNull();
+        expect(await store.collection(c).countDocuments({})).toBe(0);
+      });
+
+      it('inserts only when the _id is absent, and deletes', async () => {
+        const c = fresh('w');
+        await store.commit(batch('w5', 1, [{ op: 'insert', collection: c, doc: { _id: 'acme|e1', _org: 'acme', v: 1 } }]));
+        await store.commit(batch('w5', 2, [{ op: 'insert', collection: c, doc: { _id: 'acme|e1', _org: 'acme', v: 2 } }]));
+        expect(await store.collection(c).find({})).toEqual([{ _id: 'acme|e1', _org: 'acme', v: 1 }]);
+        await store.commit(
+          batch('w5', 3, [
+            { op: 'delete', collection: c, id: 'acme|e1' },
+            { op: 'delete', collection: c, id: 'acme|never' },
+          ]),
+        );
+        expect(await store.collection(c).find({})).toEqual([]);
+      });
+
+      it('commits the checkpoint with the ops, keeping both parts of the position', async () => {
+        const c = fresh('w');
+        expect(await store.getCheckpoint('cp-never')).toBeNull();
+        await store.commit({
+          checkpoint: 'cp-a',
+          position: pos(100, 99),
+          ops: [{ op: 'update', collection: c, id: 'acme|x', pos: 100, upsert: true, update: { $set: { _org: 'acme' } } }],
+        });
+        expect(await store.getCheckpoint('cp-a')).toEqual(pos(100, 99));
+        await store.commit(batch('cp-a', 101, [])); // events that produced no op still advance the checkpoint
+        expect(await store.getCheckpoint('cp-a')).toEqual(pos(101));
+        const listed = (await store.listCheckpoints()).find((r) => r.name === 'cp-a');
+        expect(listed?.position).toEqual(pos(101));
+        expect(new Date(listed?.updatedAt ?? '').toString()).not.toBe('Invalid Date');
+        await store.deleteCheckpoint('cp-a');
+        expect(await store.getCheckpoint('cp-a')).toBeNull();
+        expect((await store.listCheckpoints()).some((r) => r.name === 'cp-a')).toBe(false);
+      });
+
+      it('applies nothing and keeps the checkpoint when an op fails midway (atomic backends)', async () => {
+        if (!fixture.atomicBatches) return; // MongoDB without transactions: guarded writes, not atomic
+        const c = fresh('w');
+        await store.commit(batch('cp-atomic', 5, []));
+        const failing = batch('cp-atomic', 6, [
+          { op: 'update', collection: c, id: 'acme|first', pos: 6, upsert: true, update: { $set: { _org: 'acme', v: 1 } } },
+          { op: 'insert', collection: c, doc: { _id: 'acme|second', _org: 'acme' } },
+          { op: 'update', collection: c, id: 'acme|first', pos: 7, upsert: true, update: { $bogus: { v: 2 } } },
+        ]);
+        await expect(store.commit(failing)).rejects.toThrow();
+        expect(await store.collection(c).find({})).toEqual([]);
+        expect(await store.getCheckpoint('cp-atomic')).toEqual(pos(5));
+      });
+    });
+
+    describe('queries', () => {
+      const acme: Doc[] = [
+        {
+          _id: 'acme|a',
+          _org: 'acme',
+          name: 'a',
+          n: 1,
+          s: 'apple',
+          b: true,
+          tags: ['x', 'y'],
+          nested: { level: 1, label: 'Low' },
+          items: [
+            { k: 'p', v: 1 },
+            { k: 'q', v: 5 },
+          ],
+        },
+        { _id: 'acme|b', _org: 'acme', name: 'b', n: 5, s: 'Banana', b: false, tags: ['y'], nested: { level: 3, label: 'high' }, items: [{ k: 'p', v: 7 }] },
+        { _id: 'acme|c', _org: 'acme', name: 'c', n: 10, s: 'cherry', tags: [], nested: { level: null } },
+        { _id: 'acme|d', _org: 'acme', name: 'd', n: null, s: 'date', b: true },
+        { _id: 'acme|e', _org: 'acme', name: 'e', n: '7', s: 'Elder' },
+        { _id: 'acme|f', _org: 'acme', name: 'f', s: 'fig' },
+      ];
+      const globex: Doc[] = [{ _id: 'globex|a', _org: 'globex', name: 'a', n: 1, s: 'apple', b: true }];
+      const paths = ['name', 'n', 's', 'b', 'tags', 'nested.level', 'nested.label', 'items.v'];
+      let plain: string;
+      let indexed: string;
+
+      beforeAll(async () => {
+        plain = fresh('q_plain');
+        indexed = fresh('q_indexed');
+        await store.ensureIndexes(indexed, paths);
+        const ops = (collection: string): WriteOp[] => [...acme, ...globex].map((doc) => ({ op: 'insert', collection, doc: doc as Doc & { _id: string } }));
+        await store.commit(batch('q', 1, [...ops(plain), ...ops(indexed)]));
+      });
+
+      const cases: [string, Filter, string[]][] = [
+        ['implicit $eq', { n: 5 }, ['b']],
+        ['$eq', { n: { $eq: 1 } }, ['a']],
+        ['$ne matches missing, null and other types', { n: { $ne: 5 } }, ['a', 'c', 'd', 'e', 'f']],
+        ['$gt stays within numbers', { n: { $gt: 1 } }, ['b', 'c']],
+        ['$gte', { n: { $gte: 5 } }, ['b', 'c']],
+        ['$lt', { n: { $lt: 10 } }, ['a', 'b']],
+        ['$lte', { n: { $lte: 10 } }, ['a', 'b', 'c']],
+        ['range', { n: { $gt: 1, $lt: 10 } }, ['b']],
+        ['$gt on strings stays within strings', { n: { $gt: '5' } }, ['e']],
+        ['$lt on strings stays within strings', { s: { $lt: 'c' } }, ['a', 'b', 'e']],
+        ['$in', { n: { $in: [1, 10] } }, ['a', 'c']],
+        ['$in with null', { n: { $in: [null] } }, ['d', 'f']],
+        ['$in with strings', { s: { $in: ['fig', 'date', 'nope'] } }, ['d', 'f']],
+        ['$nin', { n: { $nin: [1, 5] } }, ['c', 'd', 'e', 'f']],
+        ['null matches null and missing', { n: null }, ['d', 'f']],
+        ['$exists false', { n: { $exists: false } }, ['f']],
+        ['$exists true includes null', { n: { $exists: true } }, ['a', 'b', 'c', 'd', 'e']],
+        ['boolean true', { b: true }, ['a', 'd']],
+        ['boolean false', { b: false }, ['b']],
+        ['$ne boolean', { b: { $ne: true } }, ['b', 'c', 'e', 'f']],
+        ['boolean missing', { b: { $exists: false } }, ['c', 'e', 'f']],
+        ['dotted path', { 'nested.level': 3 }, ['b']],
+        ['dotted path range', { 'nested.level': { $gte: 1 } }, ['a', 'b']],
+        ['dotted path null or missing', { 'nested.level': null }, ['c', 'd', 'e', 'f']],
+        ['dotted path string', { 'nested.label': 'high' }, ['b']],
+        ['array contains', { tags: 'y' }, ['a', 'b']],
+        ['$elemMatch on scalars', { tags: { $elemMatch: { $eq: 'x' } } }, ['a']],
+        ['$elemMatch on objects', { items: { $elemMatch: { k: 'p', v: { $gt: 3 } } } }, ['b']],
+        ['dotted path into an array of objects', { 'items.v': 5 }, ['a']],
+        ['$regex is case sensitive', { s: { $regex: '^b' } }, []],
+        ['$regex with $options i', { s: { $regex: '^b', $options: 'i' } }, ['b']],
+        ['$regex unanchored', { s: { $regex: 'an' } }, ['b']],
+        ['$not', { s: { $not: { $regex: '^[a-c]' } } }, ['b', 'd', 'e', 'f']],
+        ['$or', { $or: [{ n: 1 }, { b: false }] }, ['a', 'b']],
+        ['$and', { $and: [{ n: { $gte: 1 } }, { n: { $lte: 5 } }] }, ['a', 'b']],
+        ['$nor', { $nor: [{ b: true }, { n: { $exists: false } }] }, ['b', 'c', 'e']],
+        ['_id', { _id: 'acme|c' }, ['c']],
+        ['_id $in', { _id: { $in: ['acme|a', 'acme|e', 'globex|a'] } }, ['a', 'e']],
+        ['string range on a sorted field', { name: { $gt: 'c' } }, ['d', 'e', 'f']],
+      ];
+
+      it.each(cases)('%s', async (_label, filter, expected) => {
+        const want = expected.map((x) => `acme|${x}`);
+        for (const c of [plain, indexed]) {
+          expect(ids(await store.collection(c).find({ _org: 'acme', ...filter }))).toEqual(want);
+          expect(await store.collection(c).countDocuments({ _org: 'acme', ...filter })).toBe(want.length);
+        }
+      });
+
+      it('scopes by organization', async () => {
+        for (const c of [plain, indexed]) {
+          expect(ids(await store.collection(c).find({ _org: 'globex' }))).toEqual(['globex|a']);
+          expect(ids(await store.collection(c).find({ _org: 'acme', name: 'a' }))).toEqual(['acme|a']);
+          expect(ids(await store.collection(c).find({ name: 'a' }))).toEqual(['acme|a', 'globex|a']);
+          expect(await store.collection(c).countDocuments({ _org: 'acme' })).toBe(6);
+          expect(await store.collection(c).countDocuments({ _org: 'initech' })).toBe(0);
+        }
+      });
+
+      const sorts: [string, Sort, string[]][] = [
+        ['null and missing first ascending, numbers before strings', { n: 1 }, ['d', 'f', 'a', 'b', 'c', 'e']],
+        ['descending, ties by _id', { n: -1 }, ['e', 'c', 'b', 'a', 'd', 'f']],
+        ['booleans descending then a second key', { b: -1, name: 1 }, ['a', 'd', 'b', 'c', 'e', 'f']],
+        ['dotted path descending then a descending tie-breaker', { 'nested.level': -1, name: -1 }, ['b', 'a', 'f', 'e', 'd', 'c']],
+        ['strings by code point (uppercase first)', { s: 1 }, ['b', 'e', 'a', 'c', 'd', 'f']],
+      ];
+
+      it.each(sorts)('sorts: %s', async (_label, sort, expected) => {
+        for (const c of [plain, indexed]) {
+          expect(ids(await store.collection(c).find({ _org: 'acme' }, { sort }))).toEqual(expected.map((x) => `acme|${x}`));
+        }
+      });
+
+      it('limits, finds one, and projects', async () => {
+        for (const c of [plain, indexed]) {
+          const coll = store.collection(c);
+          expect(ids(await coll.find({ _org: 'acme' }, { sort: { name: -1 }, limit: 2 }))).toEqual(['acme|f', 'acme|e']);
+          expect(ids(await coll.find({ _org: 'acme', b: true }, { sort: { name: -1 }, limit: 1 }))).toEqual(['acme|d']);
+          expect((await coll.findOne({ _org: 'acme' }, { sort: { n: -1 } }))?._id).toBe('acme|e');
+          expect(await coll.findOne({ _org: 'acme', _id: 'acme|zzz' })).toBeNull();
+          expect(await coll.find({ _org: 'acme', name: { $in: ['a', 'b'] } }, { projection: { name: 1 } })).toEqual([
+            { _id: 'acme|a', name: 'a' },
+            { _id: 'acme|b', name: 'b' },
+          ]);
+          expect(await coll.findOne({ _id: 'acme|a' }, { projection: { tags: 0, items: 0, nested: 0, s: 0 } })).toEqual({
+            _id: 'acme|a',
+            _org: 'acme',
+            name: 'a',
+            n: 1,
+            b: true,
+          });
+          expect(await coll.findOne({ _id: 'acme|a' }, { projection: { 'nested.label': 1, _id: 0 } })).toEqual({ nested: { label: 'Low' } });
+        }
+      });
+
+      it('answers an unknown collection with nothing', async () => {
+        expect(await store.collection('never_written').find({ _org: 'acme' })).toEqual([]);
+        expect(await store.collection('never_written').findOne({})).toBeNull();
+        expect(await store.collection('never_written').countDocuments({})).toBe(0);
+      });
+    });
+
+    describe('indexed and unindexed collections agree (randomized)', () => {
+      const random = rng(20240611);
+      const pick = <T>(xs: T[]): T => xs[Math.floor(random() * xs.length)];
+      const MISSING = Symbol('missing');
+      const kinds = ['alpha', 'beta', 'gamma', 'Delta'];
+
+      function makeDoc(i: number): Doc & { _id: string } {
+        const org = i % 5 === 0 ? 'globex' : 'acme';
+        const doc: Doc & { _id: string } = { _id: `${org}|items/${String(i).padStart(4, '0')}`, _org: org, name: `items/${String(i).padStart(4, '0')}` };
+        const set = (key: string, v: unknown): void => {
+          if (v !== MISSING) doc[key] = v;
+        };
+        set('kind', pick([...kinds, MISSING]));
+        set('score', pick([-3, 0, 1, 2.5, 7, 7, 12, 'x', 'y', '10', null, MISSING, true, false]));
+        set('rank', pick([0, 1, 2, 3, 5, 8, 13, 21, 'r', null, MISSING]));
+        set('flag', pick([true, false, MISSING]));
+        set('createTime', pick([`2024-01-${String(1 + (i % 28)).padStart(2, '0')}T00:00:00Z`, `2023-12-${String(1 + (i % 9)).padStart(2, '0')}T10:00:00Z`, MISSING]));
+        set('meta', pick([{ level: pick([1, 2, 3, null]), tag: pick(['t1', 't2']) }, 'flat', MISSING, { tag: 't3' }]));
+        set('tags', pick([[], ['a'], ['a', 'b'], ['c'], MISSING]));
+        set('deleteTime', random() < 0.2 ? '2024-02-01T00:00:00Z' : MISSING);
+        return doc;
+      }
+
+      function makeFilter(): Filter {
+        const org = pick(['acme', 'globex']);
+        const num = pick([-1, 0, 1, 2.5, 5, 7, 10]);
+        const str = pick(['x', 'r', '10', 'beta']);
+        const parts: Filter[] = [
+          { kind: pick(kinds) },
+          { kind: { $in: [pick(kinds), pick(kinds)] } },
+          { kind: { $nin: [pick(kinds)] } },
+          { kind: { $ne: pick(kinds) } },
+          { score: { [pick(['$gt', '$gte', '$lt', '$lte'])]: num } },
+          { score: { [pick(['$gt', '$gte', '$lt', '$lte'])]: str } },
+          { score: pick([num, str, true, false, null]) },
+          { score: { $ne: pick([num, str, true, null]) } },
+          { score: { $exists: pick([true, false]) } },
+          { rank: { $gte: pick([0, 2, 5]), $lt: pick([5, 13, 30]) } },
+          { rank: { $in: [pick([0, 1, 8]), pick(['r', null])] } },
+          { flag: pick([true, false]) },
+          { flag: { $ne: true } },
+          { 'meta.level': { [pick(['$gt', '$lte'])]: pick([1, 2]) } },
+          { 'meta.level': null },
+          { 'meta.level': { $exists: true } },
+          { tags: pick(['a', 'b', 'c']) },
+          { deleteTime: { $exists: false } },
+          { createTime: { $gte: '2024-01-10' } },
+          { name: { $regex: pick(['^items/00', '3$', 'ITEMS/01']), $options: pick(['', 'i']) } },
+          { $or: [{ kind: pick(kinds) }, { rank: { $lt: 3 } }] },
+          { $nor: [{ flag: true }, { score: { $gt: 2 } }] },
+          { $and: [{ rank: { $gt: 1 } }, { rank: { $lt: 20 } }] },
+        ];
+        const filter: Filter = { _org: org };
+        const n = Math.floor(random() * 3);
+        for (let i = 0; i < n; i++) Object.assign(filter, pick(parts));
+        return filter;
+      }
+
+      const sorts: (Sort | undefined)[] = [
+        undefined,
+        { createTime: -1, name: 1 },
+        { name: 1 },
+        { name: -1 },
+        { rank: 1 },
+        { rank: -1, kind: 1 },
+        { score: 1 },
+        { score: -1, createTime: 1 },
+        { 'meta.level': -1 },
+        { kind: 1, rank: -1, name: 1 },
+        { flag: 1, name: -1 },
+      ];
+
+      it('returns the same documents in the same order as mingo with a reference sort, with and without ensureIndexes', async () => {
+        const plain = fresh('r_plain');
+        const indexed = fresh('r_indexed');
+        await store.ensureIndexes(indexed, ['kind', 'score', 'rank', 'flag', 'createTime', 'meta.level', 'tags', 'deleteTime', 'name']);
+        let docs = Array.from({ length: 500 }, (_, i) => makeDoc(i));
+        const write = async (at: number, ds: (Doc & { _id: string })[]): Promise<void> => {
+          const ops = (collection: string): WriteOp[] =>
+            ds.map((doc) => ({ op: 'update', collection, id: doc._id, pos: at, upsert: true, update: { $set: stripId(doc) } }));
+          await store.commit(batch('r', at, [...ops(plain), ...ops(indexed)]));
+        };
+        const stripId = ({ _id, ...rest }: Doc): Doc => rest;
+        await write(1, docs);
+        docs = docs.map((d) => ({ ...d, _pos: 1 }));
+
+        const check = async (round: number): Promise<void> => {
+          for (let i = 0; i < 120; i++) {
+            const filter = makeFilter();
+            const sort = pick(sorts);
+            const limit = pick([undefined, undefined, 1, 7, 51]);
+            const query = new Query(filter, {});
+            let expected = docs.filter((d) => query.test(d)).sort(referenceCompare(sort ?? {}));
+            if (limit) expected = expected.slice(0, limit);
+            const what = `round ${round}: find(${JSON.stringify(filter)}, sort ${JSON.stringify(sort)}, limit ${limit})`;
+            for (const c of [plain, indexed]) {
+              const got = await store.collection(c).find(filter, { sort, limit });
+              expect({ what, c, ids: ids(got) }).toEqual({ what, c, ids: ids(expected) });
+            }
+            expect({ what, count: await store.collection(indexed).countDocuments(filter) }).toEqual({
+              what,
+              count: docs.filter((d) => query.test(d)).length,
+            });
+          }
+        };
+        await check(1);
+        // Change types under the declared paths (arrays, objects, booleans, nulls) and check again.
+        const changed = docs.filter(() => random() < 0.3).map((d) => ({ ...makeDoc(Number((d.name as string).slice(6))), _pos: 2 }));
+        changed.forEach((d, i) => {
+          if (i % 7 === 0) d.rank = ['r', 1];
+          if (i % 11 === 0) d.kind = { nested: 'object' };
+          if (i % 5 === 0) d.createTime = null;
+        });
+        // $set of a whole document replaces the fields it names: clear the others first, as MongoDB would keep them.
+        await store.commit(
+          batch('r', 2, [
+            ...[plain, indexed].flatMap((collection): WriteOp[] => changed.map((d) => ({ op: 'delete', collection, id: d._id }))),
+          ]),
+        );
+        await write(2, changed.map(({ _pos, ...d }) => d as Doc & { _id: string }));
+        const byId = new Map(changed.map((d) => [d._id, d]));
+        docs = docs.map((d) => byId.get(d._id) ?? d);
+        await check(2);
+      });
+    });
+
+    describe('aliases and rebuilds', () => {
+      it('swaps logical names to rebuilt collections for this and other instances, then drops the old ones', async () => {
+        const logical = fresh('things');
+        const v2 = `${logical}__v2`;
+        const v3 = `${logical}__v3`;
+        const other = await fixture.openAnother();
+        try {
+          await store.commit(batch('things', 1, [{ op: 'insert', collection: logical, doc: { _id: 'acme|old', _org: 'acme' } }]));
+          await store.ensureIndexes(v2, ['name']);
+          await store.commit(batch(`${logical}-rebuild`, 3, [{ op: 'insert', collection: v2, doc: { _id: 'acme|new', _org: 'acme', name: 'n' } }]));
+          expect(ids(await other.collection(logical).find({}))).toEqual(['acme|old']);
+
+          await store.swapCollections({ [logical]: v2 }, { name: logical, position: pos(7) });
+          expect(ids(await store.collection(logical).find({}))).toEqual(['acme|new']);
+          expect(await store.getCheckpoint(logical)).toEqual(pos(7));
+          await eventually(async () => ids(await other.collection(logical).find({})), ['acme|new'], 'the other instance to see the swap');
+
+          // Writes through the logical name now land in the new physical collection.
+          await store.commit(batch(logical, 8, [{ op: 'insert', collection: logical, doc: { _id: 'acme|after', _org: 'acme' } }]));
+          expect(ids(await store.collection(v2).find({}))).toEqual(['acme|after', 'acme|new']);
+          expect(ids(await store.collection(logical).find({ name: 'n' }))).toEqual(['acme|new']);
+
+          await store.swapCollections({ [logical]: v3 }, { name: logical, position: pos(9) });
+          expect(await store.collection(logical).find({})).toEqual([]);
+          expect(await store.collection(v2).find({})).toEqual([]); // dropped by the swap
+          await eventually(async () => ids(await other.collection(logical).find({})), [], 'the other instance to see the second swap');
+        } finally {
+          await other.close();
+        }
+      });
+
+      it('drops a collection', async () => {
+        const c = fresh('drop');
+        await store.commit(batch('drop', 1, [{ op: 'insert', collection: c, doc: { _id: 'acme|1', _org: 'acme' } }]));
+        await store.dropCollection(c);
+        expect(await store.collection(c).find({})).toEqual([]);
+        await store.dropCollection(c); // idempotent
+        await store.commit(batch('drop', 2, [{ op: 'insert', collection: c, doc: { _id: 'acme|2', _org: 'acme' } }]));
+        expect(ids(await store.collection(c).find({}))).toEqual(['acme|2']);
+      });
+    });
+
+    describe('parked events and meta', () => {
+      it('parks events, re-parking the same event replaces its record', async () => {
+        const proj = fresh('proj');
+        const base = { eventType: 'ThingCreated', streamId: 'thing-acme:things/a', parkedAt: '2024-01-01T00:00:00.000Z' };
+        await store.park({ ...base, projection: proj, eventId: 'e1', position: pos(5, 4), error: 'boom' });
+        await store.park({ ...base, projection: `${proj}_other`, eventId: 'e2', position: pos(6), error: 'bang' });
+        await store.park({ ...base, projection: proj, eventId: 'e1', position: pos(5, 4), error: 'boom again' });
+        expect(await store.listParked(proj)).toEqual([{ ...base, projection: proj, eventId: 'e1', position: pos(5, 4), error: 'boom again' }]);
+        const all = await store.listParked();
+        expect(all.filter((p) => p.projection.startsWith(proj)).map((p) => p.eventId)).toEqual(['e1', 'e2']);
+      });
+
+      it('stores meta values', async () => {
+        const key = fresh('meta');
+        expect(await store.getMeta(key)).toBeNull();
+        await store.putMeta(key, { at: '2024-01-01', pids: [1, 2], nested: { ok: true } });
+        expect(await store.getMeta(key)).toEqual({ at: '2024-01-01', pids: [1, 2], nested: { ok: true } });
+        await store.putMeta(key, 5);
+        expect(await store.getMeta<number>(key)).toBe(5);
+        const other = await fixture.openAnother();
+        try {
+          expect(await other.getMeta(key)).toBe(5);
+        } finally {
+          await other.close();
+        }
+      });
+    });
+  });
+}
