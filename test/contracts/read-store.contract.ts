@@ -43,30 +43,38 @@ function rng(seed: number): () => number {
   };
 }
 
-/** Reference MongoDB sort order for the scalar values the randomized data uses; ties by `_id`. */
+/**
+ * Reference MongoDB sort order for the values the randomized data uses (scalars, one-level arrays,
+ * flat objects): null = missing < numbers < strings < objects < booleans; an array sorts by its
+ * smallest element ascending and its largest descending; ties by `_id`.
+ */
 function referenceCompare(sort: Sort): (a: Doc, b: Doc) => number {
   const rank = (v: unknown): number => {
     if (v === undefined || v === null) return 1;
     if (typeof v === 'number') return 2;
     if (typeof v === 'string') return 3;
     if (typeof v === 'boolean') return 8;
+    if (typeof v === 'object' && !Array.isArray(v)) return 4;
     throw new Error(`reference sort does not handle ${JSON.stringify(v)}`);
-  };
-  const at = (d: Doc, path: string): unknown => {
-    let v: unknown = d;
-    for (const seg of path.split('.')) v = typeof v === 'object' && v !== null && !Array.isArray(v) ? (v as Doc)[seg] : undefined;
-    return v;
   };
   const cmp = (x: unknown, y: unknown): number => {
     const r = rank(x) - rank(y);
     if (r !== 0 || rank(x) === 1) return r;
     if (typeof x === 'boolean') return Number(x) - Number(y);
+    if (typeof x === 'object') return JSON.stringify(x) < JSON.stringify(y) ? -1 : JSON.stringify(x) > JSON.stringify(y) ? 1 : 0;
     return (x as number | string) < (y as number | string) ? -1 : (x as number | string) > (y as number | string) ? 1 : 0;
+  };
+  const key = (d: Doc, path: string, dir: number): unknown => {
+    let v: unknown = d;
+    for (const seg of path.split('.')) v = typeof v === 'object' && v !== null && !Array.isArray(v) ? (v as Doc)[seg] : undefined;
+    if (!Array.isArray(v)) return v;
+    if (v.length === 0) throw new Error('reference sort does not handle empty arrays');
+    return v.reduce((best, e) => (cmp(e, best) * dir < 0 ? e : best));
   };
   const keys: [string, number][] = [...Object.entries(sort), ['_id', 1]];
   return (a, b) => {
     for (const [path, dir] of keys) {
-      const c = cmp(at(a, path), at(b, path));
+      const c = cmp(key(a, path, dir), key(b, path, dir));
       if (c !== 0) return c * dir;
     }
     return 0;
@@ -473,7 +481,7 @@ export function describeReadStoreContract(name: string, make: () => Promise<Read
         };
         await check(1);
         // Change types under the declared paths (arrays, objects, booleans, nulls) and check again.
-        const changed = docs.filter(() => random() < 0.3).map((d) => ({ ...makeDoc(Number((d.name as string).slice(6))), _pos: 2 }));
+        const changed = docs.filter(() => random() < 0.3).map((d): Doc & { _id: string } => ({ ...makeDoc(Number((d.name as string).slice(6))), _pos: 2 }));
         changed.forEach((d, i) => {
           if (i % 7 === 0) d.rank = ['r', 1];
           if (i % 11 === 0) d.kind = { nested: 'object' };

@@ -101,9 +101,8 @@ export interface RebuildResult {
 }
 
 export async function rebuild(ctx: Context, names: string[], all: boolean, timeoutMs: number): Promise<void> {
-  if (all === names.length > 0) throw new UsageError('projections rebuild needs one projection name or --all');
+  if (all === names.length > 0 || names.length > 1) throw new UsageError('projections rebuild needs one projection name or --all');
   const projections = all ? [...PROJECTIONS] : [known(names[0])];
-  if (names.length > 1) throw new UsageError('projections rebuild takes one name (or --all)');
   const reads = await ctx.reads();
   const results: RebuildResult[] = [];
   for (const projection of projections) {

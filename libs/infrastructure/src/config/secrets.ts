@@ -1,4 +1,4 @@
-import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
+import { createCipheriv, createDecipheriv, createHmac, randomBytes } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 
@@ -32,10 +32,14 @@ export class SecretBox {
     return new SecretBox(Buffer.from(fs.readFileSync(file, 'utf8').trim(), 'base64'));
   }
 
-  /** What to store for a secret value: the reference itself, or ciphertext. */
+  /**
+   * What to store for a secret value: the reference itself, or ciphertext. The IV is synthetic
+   * (an HMAC of the value), so sealing the same secret twice gives the same text and re-applying an
+   * unchanged configuration appends nothing; distinct secrets never share an IV.
+   */
   seal(value: string): string {
     if (ENV_REFERENCE.test(value) || value.startsWith(PREFIX)) return value;
-    const iv = randomBytes(12);
+    const iv = createHmac('sha256', this.key).update('iv\0').update(value).digest().subarray(0, 12);
     const cipher = createCipheriv('aes-256-gcm', this.key, iv);
     const data = Buffer.concat([cipher.update(value, 'utf8'), cipher.final()]);
     return `${PREFIX}${iv.toString('base64url')}.${cipher.getAuthTag().toString('base64url')}.${data.toString('base64url')}`;

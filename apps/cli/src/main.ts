@@ -1,0 +1,107 @@
+/**
+ * The operator CLI (`npm run svc -- <command>`): plain Node on the same stores as the api and the
+ * projector, chosen by the same environment (SVC_DATA_DIR, EVENTSTORE_URL, MONGODB_URL).
+ * Exit codes: 0 done, 1 failed (or nothing found), 2 wrong command line.
+ */
+import { parseArgs, type ParseArgsConfig } from 'node:util';
+import { audit } from './commands/audit';
+import { configApply } from './commands/config';
+import { browseEvents } from './commands/events';
+import { listParked, rebuild, status } from './commands/projections';
+import { Context, parseCount, UsageError } from './context';
+
+export const USAGE = `usage: npm run svc -- <command> [--json]
+
+  audit <org> <resource-name>        every event of one resource, e.g. audit acme notes/disk-full
+                                     (roles/, users/, service-accounts/: the access events that name it)
+  events [--after <position>] [--limit <n>] [--stream <id>] [--type <EventType>] [--org <org>]
+                                     browse the event log forwards (default: first 100 events)
+  projections status                 checkpoints, head, lag, parked events, projector heartbeat
+  projections rebuild <name>|--all [--timeout <seconds>]
+                                     rebuild read models from the start (by the running projector if any)
+  projections parked [<name>]        events a projection could not apply, with their errors
+  config apply <file>                apply an operator configuration file (idempotent)
+  help                               this text
+
+  --json prints one JSON document for machines instead of text.
+  Environment: SVC_DATA_DIR (default ./data), EVENTSTORE_URL, MONGODB_URL, SVC_ENCRYPTION_KEY.`;
+
+type Options = NonNullable<ParseArgsConfig['options']>;
+type Values = Record<string, string | boolean | undefined>;
+
+interface Command {
+  options: Options;
+  /** Returns false when the command found nothing (exit 1). */
+  run(ctx: Context, positionals: string[], values: Values): Promise<boolean | void>;
+}
+
+const str = (values: Values, key: string): string | undefined => {
+  const v = values[key];
+  return typeof v === 'string' ? v : undefined;
+};
+
+const COMMANDS: Record<string, Command> = {
+  audit: { options: {}, run: (ctx, [org, name, ...extra]) => (noExtra(extra), audit(ctx, org, name)) },
+  events: {
+    options: { after: { type: 'string' }, limit: { type: 'string' }, stream: { type: 'string' }, type: { type: 'string' }, org: { type: 'string' } },
+    run: (ctx, extra, v) => (noExtra(extra), browseEvents(ctx, { after: str(v, 'after'), limit: str(v, 'limit'), stream: str(v, 'stream'), type: str(v, 'type'), org: str(v, 'org') })),
+  },
+  'projections status': { options: {}, run: (ctx, extra) => (noExtra(extra), status(ctx)) },
+  'projections rebuild': {
+    options: { all: { type: 'boolean' }, timeout: { type: 'string' } },
+    run: (ctx, names, v) => rebuild(ctx, names, v.all === true, parseCount(str(v, 'timeout'), '--timeout', 600) * 1000),
+  },
+  'projections parked': { options: {}, run: (ctx, [name, ...extra]) => (noExtra(extra), listParked(ctx, name)) },
+  'config apply': { options: {}, run: (ctx, [file, ...extra]) => (noExtra(extra), configApply(ctx, file)) },
+};
+
+function noExtra(extra: string[]): void {
+  if (extra.length > 0) throw new UsageError(`unexpected argument '${extra[0]}'`);
+}
+
+export async function main(argv: string[]): Promise<number> {
+  const words = argv.filter((a) => a !== '--json');
+  if (words.length === 0 || ['help', '--help', '-h'].includes(words[0])) {
+    process.stdout.write(`${USAGE}\n`);
+    return words.length === 0 ? 2 : 0;
+  }
+  const key = [`${words[0]} ${words[1] ?? ''}`, words[0]].find((k) => k in COMMANDS);
+  if (!key) return usageError(`unknown command '${words.slice(0, 2).join(' ')}'`);
+  const command = COMMANDS[key];
+  let ctx: Context | null = null;
+  try {
+    // Drop the command words; everything else (flags included) goes to the command's own parser.
+    let skip = key.split(' ').length;
+    const rest = argv.filter((a) => a === '--json' || skip-- <= 0);
+    const { values, positionals } = parseArgs({
+      args: rest,
+      options: { ...command.options, json: { type: 'boolean' } },
+      allowPositionals: true,
+      strict: true,
+    });
+    ctx = new Context(argv.includes('--json'));
+    const found = await command.run(ctx, positionals, values);
+    return found === false ? 1 : 0;
+  } catch (error) {
+    if (error instanceof UsageError || isParseArgsError(error)) return usageError((error as Error).message);
+    process.stderr.write(`error: ${error instanceof Error ? error.message : String(error)}\n`);
+    return 1;
+  } finally {
+    await ctx?.close();
+  }
+}
+
+function usageError(message: string): number {
+  process.stderr.write(`error: ${message}\n\n${USAGE}\n`);
+  return 2;
+}
+
+function isParseArgsError(error: unknown): boolean {
+  return error instanceof TypeError && String((error as NodeJS.ErrnoException).code ?? '').startsWith('ERR_PARSE_ARGS');
+}
+
+if (require.main === module) {
+  void main(process.argv.slice(2)).then((code) => {
+    process.exitCode = code;
+  });
+}

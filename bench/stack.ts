@@ -1,0 +1,192 @@
+/**
+ * The system under test: the built api and projector started as two separate processes on a fresh
+ * temporary data directory (embedded SQLite default), as production-like as one machine allows.
+ */
+import { type ChildProcess, spawn } from 'node:child_process';
+import * as fs from 'node:fs';
+import * as net from 'node:net';
+import * as os from 'node:os';
+import * as path from 'node:path';
+
+const ROOT = path.resolve(__dirname, '../..');
+export const API_MAIN = path.join(ROOT, 'dist/apps/api/src/main.js');
+export const PROJECTOR_MAIN = path.join(ROOT, 'dist/apps/projector/src/main.js');
+
+export interface Credentials {
+  username: string;
+  password: string;
+}
+
+/** Two organizations: `acme` takes the write load, `globex` holds exactly the List data set. */
+export const WRITER: Credentials = { username: 'bench-acme-key', password: 'bench-acme-secret' };
+export const LISTER: Credentials = { username: 'bench-globex-key', password: 'bench-globex-secret' };
+
+const CONFIG = `
+organizations:
+  - id: acme
+    display_name: Acme Inc.
+    members:
+      - user: alice
+        roles: [admin]
+        api_keys: ["${WRITER.username}:${WRITER.password}"]
+  - id: globex
+    display_name: Globex
+    members:
+      - user: gina
+        roles: [admin]
+        api_keys: ["${LISTER.username}:${LISTER.password}"]
+`;
+
+export interface StackOptions {
+  /** Extra environment for the api process (e.g. SVC_READ_WAIT_MS). */
+  apiEnv?: Record<string, string>;
+  /** Extra node flags for the api process (e.g. --cpu-prof). */
+  apiNodeArgs?: string[];
+  /** Extra node flags for the projector process. */
+  projectorNodeArgs?: string[];
+  /** Echo the children's output (BENCH_VERBOSE=1). */
+  verbose?: boolean;
+}
+
+export class Stack {
+  readonly dataDir: string;
+  baseUrl = '';
+  port = 0;
+  private api: ChildProcess | null = null;
+  private projector: ChildProcess | null = null;
+  private readonly output: string[] = [];
+  private env: NodeJS.ProcessEnv = {};
+
+  constructor(private readonly options: StackOptions = {}) {
+    this.dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'svc-bench-'));
+  }
+
+  get eventsFile(): string {
+    return path.join(this.dataDir, 'events.db');
+  }
+
+  get readFile(): string {
+    return path.join(this.dataDir, 'read.db');
+  }
+
+  async start(): Promise<void> {
+    for (const main of [API_MAIN, PROJECTOR_MAIN]) {
+      if (!fs.existsSync(main)) throw new Error(`${main} is missing: run \`npm run build\` first`);
+    }
+    this.port = await freePort();
+    this.baseUrl = `http://127.0.0.1:${this.port}`;
+    const configFile = path.join(this.dataDir, 'svc-config.yaml');
+    fs.writeFileSync(configFile, CONFIG);
+    this.env = {
+      ...process.env,
+      NODE_ENV: 'production',
+      PORT: String(this.port),
+      HOST: '127.0.0.1',
+      SVC_DATA_DIR: this.dataDir,
+      SVC_CONFIG: configFile,
+      EVENTSTORE_URL: '',
+      MONGODB_URL: '',
+    };
+    this.projector = this.spawn('projector', PROJECTOR_MAIN, {}, this.options.projectorNodeArgs ?? []);
+    this.api = this.spawn('api', API_MAIN, { SVC_PROJECTOR: 'off', ...this.options.apiEnv }, this.options.apiNodeArgs ?? []);
+    await this.waitHealthy();
+  }
+
+  get apiPid(): number | undefined {
+    return this.api?.pid;
+  }
+
+  get projectorPid(): number | undefined {
+    return this.projector?.pid;
+  }
+
+  /** Stops the projector process (SIGTERM, then SIGKILL after a grace period). */
+  async stopProjector(): Promise<void> {
+    if (this.projector) await stopProcess(this.projector);
+    this.projector = null;
+  }
+
+  async stop(): Promise<void> {
+    await Promise.all([this.api, this.projector].filter((p): p is ChildProcess => p !== null).map((p) => stopProcess(p)));
+    this.api = null;
+    this.projector = null;
+  }
+
+  /** Synchronous last-resort kill for process exit handlers. */
+  killNow(): void {
+    for (const child of [this.api, this.projector]) {
+      if (child && child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+    }
+  }
+
+  removeData(): void {
+    fs.rmSync(this.dataDir, { recursive: true, force: true });
+  }
+
+  recentOutput(lines = 40): string {
+    return this.output.slice(-lines).join('');
+  }
+
+  private spawn(name: string, main: string, env: Record<string, string>, nodeArgs: string[]): ChildProcess {
+    const child = spawn(process.execPath, [...nodeArgs, main], {
+      env: { ...this.env, ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+      cwd: this.dataDir,
+    });
+    const record = (chunk: Buffer): void => {
+      const text = `[${name}] ${chunk.toString()}`;
+      this.output.push(text);
+      if (this.output.length > 500) this.output.splice(0, this.output.length - 500);
+      if (this.options.verbose) process.stderr.write(text);
+    };
+    child.stdout?.on('data', record);
+    child.stderr?.on('data', record);
+    return child;
+  }
+
+  private async waitHealthy(timeoutMs = 60_000): Promise<void> {
+    const deadline = Date.now() + timeoutMs;
+    while (Date.now() < deadline) {
+      for (const child of [this.api, this.projector]) {
+        if (child && child.exitCode !== null) {
+          throw new Error(`a process exited (${child.exitCode}) before the stack was healthy:\n${this.recentOutput()}`);
+        }
+      }
+      try {
+        const res = await fetch(`${this.baseUrl}/healthz`);
+        await res.arrayBuffer();
+        if (res.status === 200) return;
+      } catch {
+        // not listening yet
+      }
+      await sleep(100);
+    }
+    throw new Error(`stack did not become healthy in ${timeoutMs} ms:\n${this.recentOutput()}`);
+  }
+}
+
+export function stopProcess(child: ChildProcess, graceMs = 10_000): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
+  return new Promise((resolve) => {
+    const timer = setTimeout(() => child.kill('SIGKILL'), graceMs);
+    child.once('exit', () => {
+      clearTimeout(timer);
+      resolve();
+    });
+    child.kill('SIGTERM');
+  });
+}
+
+export function sleep(ms: number): Promise<void> {
+  return new Promise((r) => setTimeout(r, ms));
+}
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = net.createServer();
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      server.close(() => (typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no port'))));
+    });
+  });
+}

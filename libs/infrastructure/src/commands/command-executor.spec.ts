@@ -1,0 +1,121 @@
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import type { Actor, Decider } from '@svc/domain/shared/decider';
+import { DomainError } from '@svc/domain/shared/domain-error';
+import { SqliteEventStore } from '../event-store/sqlite-event-store';
+import type { AppendResult, EventStore, ExpectedRevision, NewEvent } from '../event-store/event-store.port';
+import { CommandExecutor } from './command-executor';
+
+type Counter = { value: number };
+type CounterEvent = { type: 'Incremented'; data: { by: number } };
+type CounterCommand = { type: 'Increment'; by: number; max: number };
+
+const counter: Decider<Counter, CounterCommand, CounterEvent> = {
+  initialState: () => ({ value: 0 }),
+  evolve: (s, e) => ({ value: s.value + e.data.by }),
+  decide: (c, s) => {
+    if (s.value + c.by > c.max) throw new DomainError('FAILED_PRECONDITION', `would exceed ${c.max}`);
+    return c.by === 0 ? [] : [{ type: 'Incremented', data: { by: c.by } }];
+  },
+};
+
+const actor: Actor = { org: 'acme', actor: 'users/alice', subject: 'users/alice', permissions: [], now: '2026-01-01T00:00:00.000Z' };
+
+describe('CommandExecutor over the SQLite event store', () => {
+  let dir: string;
+  let store: SqliteEventStore;
+  let executor: CommandExecutor;
+  beforeEach(() => {
+    dir = fs.mkdtempSync(path.join(os.tmpdir(), 'executor-'));
+    store = new SqliteEventStore({ file: path.join(dir, 'events.db') });
+    executor = new CommandExecutor(store);
+  });
+  afterEach(async () => {
+    await store.close();
+    fs.rmSync(dir, { recursive: true, force: true });
+  });
+
+  const increment = (by: number, requestId?: string, max = 100) =>
+    executor.execute({ decider: counter, streamId: 'counter-acme:counters/c', command: { type: 'Increment', by, max }, context: { actor, requestId } });
+
+  it('appends the decided events with the metadata of the command', async () => {
+    const result = await increment(2, 'req-1');
+    expect(result.state).toEqual({ value: 2 });
+    const [event] = await store.readStream('counter-acme:counters/c');
+    expect(event.type).toBe('Incremented');
+    expect(event.metadata).toMatchObject({ org: 'acme', actor: 'users/alice', subject: 'users/alice', requestId: 'req-1', occurredAt: actor.now, schemaVersion: 1 });
+    expect(event.metadata.correlationId).toBeTruthy();
+    expect(event.metadata.causationId).toBeTruthy();
+  });
+
+  it('a command that decides nothing appends nothing and has no position', async () => {
+    const result = await increment(0);
+    expect(result.position).toBeNull();
+    expect(await store.readStream('counter-acme:counters/c')).toHaveLength(0);
+  });
+
+  it('a domain error appends nothing', async () => {
+    await expect(increment(500)).rejects.toThrow(/would exceed/);
+    expect(await store.readStream('counter-acme:counters/c')).toHaveLength(0);
+  });
+
+  it('a retried request_id answers with the state as of that request and appends nothing', async () => {
+    const first = await increment(2, 'req-a');
+    await increment(3, 'req-b');
+    const retry = await increment(2, 'req-a');
+    expect(retry.replayed).toBe(true);
+    expect(retry.state).toEqual(first.state);
+    expect(retry.position).toEqual(first.position);
+    expect(await store.readStream('counter-acme:counters/c')).toHaveLength(2);
+  });
+
+  it('decides again on the new state after a concurrency conflict', async () => {
+    // Another writer slips an event in between this executor's read and its append, once.
+    let interfere = true;
+    const racing: EventStore = Object.create(store) as EventStore;
+    racing.append = async (stream: string, events: NewEvent[], expected: ExpectedRevision): Promise<AppendResult> => {
+      if (interfere) {
+        interfere = false;
+        await new CommandExecutor(store).execute({ decider: counter, streamId: stream, command: { type: 'Increment', by: 95, max: 100 }, context: { actor } });
+      }
+      return store.append(stream, events, expected);
+    };
+    const result = new CommandExecutor(racing).execute({
+      decider: counter,
+      streamId: 'counter-acme:counters/c',
+      command: { type: 'Increment', by: 10, max: 100 },
+      context: { actor },
+    });
+    // Re-decided against value 95: the rule now refuses.
+    await expect(result).rejects.toThrow(/would exceed 100/);
+    expect((await store.readStream('counter-acme:counters/c')).map((e) => e.data)).toEqual([{ by: 95 }]);
+  });
+
+  it('gives up with ABORTED when every attempt conflicts', async () => {
+    const busy: EventStore = Object.create(store) as EventStore;
+    busy.append = async (stream: string, events: NewEvent[], expected: ExpectedRevision): Promise<AppendResult> => {
+      await store.append(stream, [{ ...events[0], id: crypto.randomUUID() }], 'any');
+      return store.append(stream, events, expected);
+    };
+    const attempt = new CommandExecutor(busy).execute({
+      decider: counter,
+      streamId: 'counter-acme:counters/c',
+      command: { type: 'Increment', by: 1, max: 1000 },
+      context: { actor },
+    });
+    await expect(attempt).rejects.toMatchObject({ code: 'ABORTED' });
+  });
+
+  it('an optimistic create that finds the stream taken decides against the existing history', async () => {
+    await increment(1);
+    const create = executor.execute({
+      decider: counter,
+      streamId: 'counter-acme:counters/c',
+      command: { type: 'Increment', by: 100, max: 100 },
+      context: { actor },
+      create: true,
+    });
+    await expect(create).rejects.toThrow(/would exceed/);
+  });
+});

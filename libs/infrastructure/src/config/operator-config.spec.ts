@@ -1,0 +1,115 @@
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { CommandExecutor } from '../commands/command-executor';
+import { SqliteEventStore } from '../event-store/sqlite-event-store';
+import { SqliteReadStore } from '../read-store/sqlite-read-store';
+import { applyOperatorConfig } from './apply';
+import { ConfigError, parseOperatorConfig } from './operator-config';
+import { SecretBox } from './secrets';
+
+const base = {
+  organizations: [
+    {
+      id: 'acme',
+      display_name: 'Acme',
+      members: [{ user: 'alice', roles: ['admin'], api_keys: ['alice-key:${env:ALICE_SECRET}'] }],
+      service_accounts: [{ id: 'deployer', roles: [], api_keys: ['deployer-key:s3cret'] }],
+      connections: [{ id: 'db', type: 'CONNECTION_TYPE_SQLDB', details: { sqldb: { host: 'h', password: 'inline-pw', token: '${env:DB_TOKEN}' } } }],
+    },
+  ],
+};
+
+describe('operator configuration: parsing', () => {
+  it('resolves ${env:NAME} in API key pairs and names every problem with its path', () => {
+    const config = parseOperatorConfig(base, { ALICE_SECRET: 'from-env' });
+    expect(config.organizations[0].members[0].apiKeys).toEqual([{ keyId: 'alice-key', secret: 'from-env' }]);
+    expect(() => parseOperatorConfig(base, {})).toThrow(/organizations\[0\]\.members\[0\]\.api_keys\[0\].*ALICE_SECRET/);
+    expect(() => parseOperatorConfig({ organizations: [{ id: 'x', members: [{ user: 'a', api_keys: ['no-colon'] }] }] })).toThrow(ConfigError);
+    expect(() => parseOperatorConfig({ organizations: [{ id: 'x' }, { id: 'x' }] })).toThrow(/appears twice/);
+    expect(() =>
+      parseOperatorConfig({
+        organizations: [
+          { id: 'a', members: [{ user: 'u', api_keys: ['k:1'] }] },
+          { id: 'b', members: [{ user: 'v', api_keys: ['k:2'] }] },
+        ],
+      }),
+    ).toThrow(/key usernames are global/);
+    expect(() => parseOperatorConfig({ organizations: 'acme' })).toThrow(/organizations must be a list/);
+  });
+});
+
+describe('operator configuration: applying', () => {
+  let dir: string;
+  let events: SqliteEventStore;
+  let reads: SqliteReadStore;
+  let apply: (raw: unknown) => ReturnType<typeof applyOperatorConfig>;
+  beforeEach(() => {
+    dir = fs.mkdtempSync(path.join(os.tmpdir(), 'config-'));
+    events = new SqliteEventStore({ file: path.join(dir, 'events.db') });
+    reads = new SqliteReadStore({ file: path.join(dir, 'read.db') });
+    const secrets = SecretBox.fromEnvironment(dir, {});
+    apply = (raw) =>
+      applyOperatorConfig(parseOperatorConfig(raw, { ALICE_SECRET: 'alice-pw' }), { executor: new CommandExecutor(events), reads, secrets });
+  });
+  afterEach(async () => {
+    await events.close();
+    await reads.close();
+    fs.rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('is idempotent: a second apply of the same file appends nothing', async () => {
+    const first = await apply(base);
+    expect(first.changes).toBeGreaterThan(0);
+    const head = await events.headPosition();
+    const second = await apply(base);
+    expect(second).toEqual({ position: null, changes: 0 });
+    expect(await events.headPosition()).toEqual(head);
+  });
+
+  it('stores secrets only hashed or sealed, never in clear', async () => {
+    await apply(base);
+    const all = JSON.stringify(await events.readAll({ maxCount: 1000 }), (_, v: unknown) => (typeof v === 'bigint' ? String(v) : v));
+    expect(all).not.toContain('alice-pw');
+    expect(all).not.toContain('s3cret');
+    expect(all).not.toContain('inline-pw');
+    expect(all).toContain('${env:DB_TOKEN}');
+    expect(all).toMatch(/scrypt\$/);
+  });
+
+  it('a changed secret rotates the key; a member's changed roles in the file are not re-applied', async () => {
+    await apply(base);
+    const rotated = structuredClone(base);
+    rotated.organizations[0].service_accounts[0].api_keys = ['deployer-key:new-secret'];
+    rotated.organizations[0].members[0].roles = [];
+    const result = await apply(rotated);
+    const types = (await events.readAll({ after: undefined, maxCount: 1000 })).slice(-result.changes).map((e) => e.type);
+    expect(types).toEqual(['ApiKeyRotated']);
+  });
+
+  it('a new organization and a new member are added as events', async () => {
+    await apply(base);
+    const grown = structuredClone(base) as typeof base & { organizations: Array<Record<string, unknown>> };
+    grown.organizations[0].members.push({ user: 'bob', roles: [], api_keys: ['bob-key:pw'] });
+    grown.organizations.push({ id: 'globex', members: [{ user: 'gina', roles: ['admin'], api_keys: ['gina-key:pw'] }] } as never);
+    const result = await apply(grown);
+    const types = (await events.readAll({ maxCount: 1000 })).slice(-result.changes).map((e) => e.type);
+    expect(types).toEqual(['MemberAdded', 'ApiKeyIssued', 'OrganizationCreated', 'AccessInitialized', 'MemberAdded', 'ApiKeyIssued']);
+  });
+});
+
+describe('SecretBox', () => {
+  it('seals inline secrets, keeps env references, and opens both', () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'secrets-'));
+    const box = SecretBox.fromEnvironment(dir, {});
+    const sealed = box.seal('hunter2');
+    expect(sealed).toMatch(/^enc:v1:/);
+    expect(sealed).not.toContain('hunter2');
+    expect(box.open(sealed)).toBe('hunter2');
+    expect(box.seal('${env:X}')).toBe('${env:X}');
+    expect(box.open('${env:X}', { X: 'resolved' })).toBe('resolved');
+    // The same data directory gives the same key, so another process can open it.
+    expect(SecretBox.fromEnvironment(dir, {}).open(sealed)).toBe('hunter2');
+    fs.rmSync(dir, { recursive: true, force: true });
+  });
+});
