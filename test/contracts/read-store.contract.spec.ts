@@ -16,6 +16,7 @@ function sqliteFixture(): ReadStoreFixture & { dir: string; file: string } {
     store,
     openAnother: async () => new SqliteReadStore({ file }),
     atomicBatches: true,
+    explain: (collection, filter, sort) => store.explain(collection, filter, sort),
     close: async () => {
       await store.close();
       rmSync(dir, { recursive: true, force: true });

@@ -14,6 +14,8 @@ export interface ReadStoreFixture {
   /** A batch is all-or-nothing (SQLite; MongoDB with transactions). */
   atomicBatches: boolean;
   close: () => Promise<void>;
+  /** How the adapter would run a query, when it can say (SQLite): proves the randomized test exercises pushdown. */
+  explain?: (collection: string, filter: Filter, sort?: Sort) => { exactFilter: boolean; sortPushedDown: boolean };
 }
 
 const pos = (n: number, prepare = n): Position => ({ commit: BigInt(n), prepare: BigInt(prepare) });
@@ -160,10 +162,11 @@ export function describeReadStoreContract(name: string, make: () => Promise<Read
           batch('w2', 1, [
             { op: 'update', collection: c, id, pos: 1, upsert: true, update: { $set: { _org: 'acme', n: 1, tags: ['a', 'b'] } } },
             { op: 'update', collection: c, id, pos: 2, update: { $inc: { n: 2 }, $addToSet: { tags: 'a' } } },
-            { op: 'update', collection: c, id, pos: 3, update: { $addToSet: { tags: 'c' }, $pull: { tags: 'b' } } },
+            { op: 'update', collection: c, id, pos: 3, update: { $addToSet: { tags: 'c' }, $set: { 'labels.env': 'dev' } } },
+            { op: 'update', collection: c, id, pos: 4, update: { $pull: { tags: 'b' } } },
           ]),
         );
-        expect(await store.collection(c).findOne({ _id: id })).toEqual({ _id: id, _org: 'acme', n: 3, tags: ['a', 'c'], _pos: 3 });
+        expect(await store.collection(c).findOne({ _id: id })).toEqual({ _id: id, _org: 'acme', n: 3, tags: ['a', 'c'], labels: { env: 'dev' }, _pos: 4 });
       });
 
       it('guards by position: re-applying a batch changes nothing, an older or equal position is ignored', async () => {
@@ -460,6 +463,7 @@ export function describeReadStoreContract(name: string, make: () => Promise<Read
         await write(1, docs);
         docs = docs.map((d) => ({ ...d, _pos: 1 }));
 
+        const plans = { inSql: 0, mingo: 0 };
         const check = async (round: number): Promise<void> => {
           for (let i = 0; i < 120; i++) {
             const filter = makeFilter();
@@ -469,6 +473,8 @@ export function describeReadStoreContract(name: string, make: () => Promise<Read
             let expected = docs.filter((d) => query.test(d)).sort(referenceCompare(sort ?? {}));
             if (limit) expected = expected.slice(0, limit);
             const what = `round ${round}: find(${JSON.stringify(filter)}, sort ${JSON.stringify(sort)}, limit ${limit})`;
+            const plan = fixture.explain?.(indexed, filter, sort);
+            if (plan) plans[plan.exactFilter && plan.sortPushedDown ? 'inSql' : 'mingo']++;
             for (const c of [plain, indexed]) {
               const got = await store.collection(c).find(filter, { sort, limit });
               expect({ what, c, ids: ids(got) }).toEqual({ what, c, ids: ids(expected) });
@@ -480,6 +486,11 @@ export function describeReadStoreContract(name: string, make: () => Promise<Read
           }
         };
         await check(1);
+        if (fixture.explain) {
+          // Both paths must be exercised, or agreement proves nothing.
+          expect(plans.inSql).toBeGreaterThan(30);
+          expect(plans.mingo).toBeGreaterThan(30);
+        }
         // Change types under the declared paths (arrays, objects, booleans, nulls) and check again.
         const changed = docs.filter(() => random() < 0.3).map((d): Doc & { _id: string } => ({ ...makeDoc(Number((d.name as string).slice(6))), _pos: 2 }));
         changed.forEach((d, i) => {

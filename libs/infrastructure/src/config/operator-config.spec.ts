@@ -77,7 +77,7 @@ describe('operator configuration: applying', () => {
     expect(all).toMatch(/scrypt\$/);
   });
 
-  it('a changed secret rotates the key; a member's changed roles in the file are not re-applied', async () => {
+  it('a changed secret rotates the key; roles changed in the file are not re-applied to an existing member', async () => {
     await apply(base);
     const rotated = structuredClone(base);
     rotated.organizations[0].service_accounts[0].api_keys = ['deployer-key:new-secret'];

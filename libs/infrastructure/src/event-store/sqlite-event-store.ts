@@ -375,5 +375,7 @@ function toRecorded(row: EventRow): RecordedEvent {
 }
 
 function isUniqueViolation(err: unknown): boolean {
-  return err instanceof Database.SqliteError && err.code.startsWith('SQLITE_CONSTRAINT');
+  // Duck-typed: the SqliteError class may come from another module instance (test runners, bundles).
+  const code = (err as { code?: unknown } | null)?.code;
+  return typeof code === 'string' && code.startsWith('SQLITE_CONSTRAINT');
 }

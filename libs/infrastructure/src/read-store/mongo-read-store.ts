@@ -211,7 +211,7 @@ export class MongoReadStore implements ReadStore {
     const docs = await this.db
       .collection<ParkedDoc>('_parked')
       .find(projection === undefined ? {} : { projection })
-      .sort({ parkedAt: 1, _id: 1 })
+      .sort({ parkedAt: 1, projection: 1, eventId: 1 })
       .toArray();
     return docs.map(({ _id, ...d }) => ({ ...d, position: positionFromString(d.position) }));
   }

@@ -230,6 +230,7 @@ export class SqliteReadStore implements ReadStore {
       const coll = this.ensureTable(physical);
       for (const path of wanted) if (!coll.paths.has(path)) this.declarePath(physical, coll, path);
     });
+    this.maybeAnalyze(collection, true); // new indexes over existing rows need statistics now
   }
 
   async commit(batch: ProjectionBatch): Promise<void> {
@@ -249,22 +250,27 @@ export class SqliteReadStore implements ReadStore {
    * filter was seen to take 20x longer. Re-analyze a collection each time it doubles, so the cost
    * stays proportional to the writes; other connections pick the statistics up on their own.
    */
-  private maybeAnalyze(collection: string): void {
-    const physical = this.read(() => (this.state.collections.has(this.physical(collection)) ? this.physical(collection) : null));
-    if (physical === null) return;
-    const table = tableName(physical);
-    // max(rowid) is O(log n); it overestimates after deletes, which only delays the next analysis.
-    const rows = (this.stmt(`SELECT max(rowid) FROM ${table}`, true).get() as number | null) ?? 0;
-    let last = this.analyzedAt.get(physical);
-    if (last === undefined) {
-      // The first number of a stat1 row is the table's row count when it was analyzed.
-      const stat = this.hasStat1() ? this.stmt('SELECT stat FROM sqlite_stat1 WHERE tbl = ? LIMIT 1', true).get(`c_${physical}`) : undefined;
-      last = Number.parseInt(String(stat ?? '0'), 10) || 0;
-      this.analyzedAt.set(physical, last);
+  private maybeAnalyze(collection: string, force = false): void {
+    try {
+      const physical = this.read(() => (this.state.collections.has(this.physical(collection)) ? this.physical(collection) : null));
+      if (physical === null) return;
+      const table = tableName(physical);
+      // max(rowid) is O(log n); it overestimates after deletes, which only delays the next analysis.
+      const rows = (this.stmt(`SELECT max(rowid) FROM ${table}`, true).get() as number | null) ?? 0;
+      let last = this.analyzedAt.get(physical);
+      if (last === undefined) {
+        // The first number of a stat1 row is the table's row count when it was analyzed.
+        const stat = this.hasStat1() ? this.stmt('SELECT stat FROM sqlite_stat1 WHERE tbl = ? LIMIT 1', true).get(`c_${physical}`) : undefined;
+        last = Number.parseInt(String(stat ?? '0'), 10) || 0;
+        this.analyzedAt.set(physical, last);
+      }
+      if (rows < 200 || (!force && rows < 2 * last)) return;
+      this.db.exec(`ANALYZE ${table}`);
+      this.analyzedAt.set(physical, rows);
+    } catch {
+      // Statistics are an optimization: never fail the write that already committed (e.g. a table
+      // another process just dropped, or its lock held past busy_timeout).
     }
-    if (rows < 200 || rows < 2 * last) return;
-    this.db.exec(`ANALYZE ${table}`);
-    this.analyzedAt.set(physical, rows);
   }
 
   private hasStat1(): boolean {
@@ -325,7 +331,7 @@ export class SqliteReadStore implements ReadStore {
 
   async listParked(projection?: string): Promise<ParkedEvent[]> {
     const sql = `SELECT projection, event_id AS eventId, event_type AS eventType, stream_id AS streamId, position, error, parked_at AS parkedAt
-      FROM _rs_parked${projection === undefined ? '' : ' WHERE projection = ?'} ORDER BY id`;
+      FROM _rs_parked${projection === undefined ? '' : ' WHERE projection = ?'} ORDER BY parked_at, projection, event_id`;
     const rows = this.stmt(sql).all(...(projection === undefined ? [] : [projection])) as (Omit<ParkedEvent, 'position'> & { position: string })[];
     return rows.map((r) => ({ ...r, position: positionFromString(r.position) }));
   }
