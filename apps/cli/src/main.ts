@@ -3,6 +3,8 @@
  * projector, chosen by the same environment (SVC_DATA_DIR, EVENTSTORE_URL, MONGODB_URL).
  * Exit codes: 0 done, 1 failed (or nothing found), 2 wrong command line.
  */
+// The projections import the contracts, whose DTO decorators read design-time type metadata.
+import 'reflect-metadata';
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { audit } from './commands/audit';
 import { configApply } from './commands/config';
@@ -41,18 +43,45 @@ const str = (values: Values, key: string): string | undefined => {
 };
 
 const COMMANDS: Record<string, Command> = {
-  audit: { options: {}, run: (ctx, [org, name, ...extra]) => (noExtra(extra), audit(ctx, org, name)) },
+  audit: {
+    options: {},
+    run: (ctx, [org, name, ...extra]) => {
+      noExtra(extra);
+      return audit(ctx, org, name);
+    },
+  },
   events: {
     options: { after: { type: 'string' }, limit: { type: 'string' }, stream: { type: 'string' }, type: { type: 'string' }, org: { type: 'string' } },
-    run: (ctx, extra, v) => (noExtra(extra), browseEvents(ctx, { after: str(v, 'after'), limit: str(v, 'limit'), stream: str(v, 'stream'), type: str(v, 'type'), org: str(v, 'org') })),
+    run: (ctx, extra, v) => {
+      noExtra(extra);
+      return browseEvents(ctx, { after: str(v, 'after'), limit: str(v, 'limit'), stream: str(v, 'stream'), type: str(v, 'type'), org: str(v, 'org') });
+    },
   },
-  'projections status': { options: {}, run: (ctx, extra) => (noExtra(extra), status(ctx)) },
+  'projections status': {
+    options: {},
+    run: (ctx, extra) => {
+      noExtra(extra);
+      return status(ctx);
+    },
+  },
   'projections rebuild': {
     options: { all: { type: 'boolean' }, timeout: { type: 'string' } },
     run: (ctx, names, v) => rebuild(ctx, names, v.all === true, parseCount(str(v, 'timeout'), '--timeout', 600) * 1000),
   },
-  'projections parked': { options: {}, run: (ctx, [name, ...extra]) => (noExtra(extra), listParked(ctx, name)) },
-  'config apply': { options: {}, run: (ctx, [file, ...extra]) => (noExtra(extra), configApply(ctx, file)) },
+  'projections parked': {
+    options: {},
+    run: (ctx, [name, ...extra]) => {
+      noExtra(extra);
+      return listParked(ctx, name);
+    },
+  },
+  'config apply': {
+    options: {},
+    run: (ctx, [file, ...extra]) => {
+      noExtra(extra);
+      return configApply(ctx, file);
+    },
+  },
 };
 
 function noExtra(extra: string[]): void {
