@@ -6,6 +6,7 @@
  */
 import * as http from 'node:http';
 import { performance } from 'node:perf_hooks';
+import type { CpuMeter, CpuShare } from './cpu';
 import type { Credentials } from './stack';
 import { Samples, type Summary, summarize } from './stats';
 
@@ -20,6 +21,7 @@ export class Client {
   private readonly host: string;
   private readonly port: number;
   private readonly authorization: string;
+  private closed = false;
 
   constructor(baseUrl: string, credentials: Credentials, maxSockets: number) {
     const url = new URL(baseUrl);
@@ -31,6 +33,7 @@ export class Client {
 
   /** POST a JSON body; resolves with the status and the raw response text. */
   post(path: string, body: string): Promise<HttpResult> {
+    if (this.closed) return Promise.reject(new Error('client closed'));
     return new Promise((resolve, reject) => {
       const req = http.request(
         {
@@ -62,7 +65,13 @@ export class Client {
     return { status: res.status, body: (res.body ? JSON.parse(res.body) : {}) as T };
   }
 
+  get isClosed(): boolean {
+    return this.closed;
+  }
+
+  /** Drops every connection; loops driving this client stop at their next request. */
   close(): void {
+    this.closed = true;
     this.agent.destroy();
   }
 }
@@ -76,6 +85,8 @@ export interface LoadOptions {
   body: (client: number, seq: number) => string;
   /** Called for each 200 response inside the measured window (collect created names, say). */
   onOk?: (client: number, seq: number, body: string) => void;
+  /** Measures where the machine's CPU went during the measured window. */
+  meter?: CpuMeter;
 }
 
 export interface LoadResult {
@@ -89,7 +100,12 @@ export interface LoadResult {
   seconds: number;
   rate: number;
   latency: Summary;
+  cpu: CpuShare | null;
+  /** 200 responses completed in each 250 ms slice of the window: dips show stalls, not just slowness. */
+  perSlice: number[];
 }
+
+const SLICE_MS = 250;
 
 /**
  * Runs `clients` closed loops for warm-up plus duration. Only requests that both start and finish
@@ -102,6 +118,7 @@ export async function runLoad(client: Client, options: LoadOptions): Promise<Loa
   const errorSamples: string[] = [];
   let ok = 0;
   let errors = 0;
+  const perSlice = new Array<number>(Math.max(1, Math.ceil(options.durationMs / SLICE_MS))).fill(0);
   let windowStart = Number.POSITIVE_INFINITY;
   let windowEnd = Number.POSITIVE_INFINITY;
   let stopped = false;
@@ -113,7 +130,7 @@ export async function runLoad(client: Client, options: LoadOptions): Promise<Loa
   };
 
   const loop = async (id: number): Promise<void> => {
-    for (let seq = 0; !stopped; seq++) {
+    for (let seq = 0; !stopped && !client.isClosed; seq++) {
       const body = options.body(id, seq);
       const t0 = performance.now();
       let status = 0;
@@ -130,6 +147,7 @@ export async function runLoad(client: Client, options: LoadOptions): Promise<Loa
       if (status === 200) {
         ok++;
         latencies.push(t1 - t0);
+        perSlice[Math.min(perSlice.length - 1, Math.floor((t1 - windowStart) / SLICE_MS))]++;
         options.onOk?.(id, seq, text);
       } else {
         recordError(status, text);
@@ -139,9 +157,11 @@ export async function runLoad(client: Client, options: LoadOptions): Promise<Loa
 
   const loops = Array.from({ length: options.clients }, (_, i) => loop(i));
   await new Promise((r) => setTimeout(r, options.warmupMs));
+  options.meter?.begin();
   windowStart = performance.now();
   await new Promise((r) => setTimeout(r, options.durationMs));
   windowEnd = performance.now();
+  const cpu = options.meter?.end() ?? null;
   stopped = true;
   await Promise.all(loops);
   const seconds = (windowEnd - windowStart) / 1000;
@@ -154,6 +174,8 @@ export async function runLoad(client: Client, options: LoadOptions): Promise<Loa
     seconds,
     rate: ok / seconds,
     latency: summarize(latencies),
+    cpu,
+    perSlice,
   };
 }
 

@@ -8,9 +8,10 @@ import * as net from 'node:net';
 import * as os from 'node:os';
 import * as path from 'node:path';
 
-const ROOT = path.resolve(__dirname, '../..');
-export const API_MAIN = path.join(ROOT, 'dist/apps/api/src/main.js');
-export const PROJECTOR_MAIN = path.join(ROOT, 'dist/apps/projector/src/main.js');
+/** The build this file belongs to (`dist/`, or wherever the project was compiled with the bench). */
+const DIST = path.resolve(__dirname, '..');
+export const API_MAIN = path.join(DIST, 'apps/api/src/main.js');
+export const PROJECTOR_MAIN = path.join(DIST, 'apps/projector/src/main.js');
 
 export interface Credentials {
   username: string;

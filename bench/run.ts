@@ -1,0 +1,359 @@
+/**
+ * Benchmark entry (`npm run bench`, or `BENCH_SECONDS=3 npm run bench` for a quick run).
+ *
+ * Layout: the built api and projector run as two separate processes on a fresh temporary data
+ * directory (embedded SQLite default); the load generator runs in this process on the same machine.
+ * See docs/performance.md for what each figure means and how to read a miss.
+ *
+ * Environment:
+ *   BENCH_SECONDS          measured seconds per HTTP phase (default 10)
+ *   BENCH_WARMUP_SECONDS   warm-up before each HTTP phase (default 2)
+ *   BENCH_CLIENTS          concurrent keep-alive clients (default 32)
+ *   BENCH_LIST_NOTES       notes seeded into the List organization (default 10000)
+ *   BENCH_LAG_SAMPLES      projection-lag samples (default max(100, 30 x BENCH_SECONDS))
+ *   BENCH_REBUILD_EVENTS   events in the log before the rebuild (default 100000)
+ *   BENCH_PHASES           comma list of create,get,list,lag,rebuild (default all)
+ *   BENCH_PROFILE          api | projector | both: run that process under --cpu-prof, print its hot functions
+ *   BENCH_READ_WAIT_MS     passed to the api as SVC_READ_WAIT_MS (diagnostic: 0 = commands do not wait for projections)
+ *   BENCH_KEEP=1           keep the data directory (and profiles); BENCH_VERBOSE=1 echoes the processes' output
+ *   BENCH_JSON=file        also write the results as JSON
+ */
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { CpuMeter, formatCpu } from './cpu';
+import { Client, type LoadResult, runCount, runLoad } from './load';
+import { type LagResult, measureLag } from './lag';
+import { formatProfile, newestProfile, summarizeProfile } from './profile';
+import { measureRebuild, type RebuildResult, seedEvents, type SeedResult } from './rebuild';
+import { LISTER, Stack, WRITER } from './stack';
+import { fmtMs, fmtRate } from './stats';
+
+const NOTES = '/svc.notes.v1.NotesService';
+const PHASES = ['create', 'get', 'list', 'lag', 'rebuild'] as const;
+type Phase = (typeof PHASES)[number];
+
+interface Settings {
+  seconds: number;
+  warmupSeconds: number;
+  clients: number;
+  listNotes: number;
+  lagSamples: number;
+  rebuildEvents: number;
+  phases: Set<Phase>;
+  profile: { api: boolean; projector: boolean };
+  keep: boolean;
+  verbose: boolean;
+  json: string | undefined;
+  readWaitMs: string | undefined;
+}
+
+function numberEnv(name: string, fallback: number): number {
+  const raw = process.env[name];
+  if (raw === undefined || raw === '') return fallback;
+  const value = Number(raw);
+  if (!Number.isFinite(value) || value <= 0) throw new Error(`${name} must be a positive number, got '${raw}'`);
+  return value;
+}
+
+function loadSettings(): Settings {
+  const seconds = numberEnv('BENCH_SECONDS', 10);
+  const phaseList = (process.env.BENCH_PHASES ?? PHASES.join(',')).split(',').map((p) => p.trim()).filter(Boolean);
+  for (const p of phaseList) {
+    if (!(PHASES as readonly string[]).includes(p)) throw new Error(`unknown phase '${p}' in BENCH_PHASES; known: ${PHASES.join(', ')}`);
+  }
+  const profile = (process.env.BENCH_PROFILE ?? '').toLowerCase();
+  return {
+    seconds,
+    warmupSeconds: numberEnv('BENCH_WARMUP_SECONDS', 2),
+    clients: Math.round(numberEnv('BENCH_CLIENTS', 32)),
+    listNotes: Math.round(numberEnv('BENCH_LIST_NOTES', 10_000)),
+    lagSamples: Math.round(numberEnv('BENCH_LAG_SAMPLES', Math.max(100, 30 * seconds))),
+    rebuildEvents: Math.round(numberEnv('BENCH_REBUILD_EVENTS', 100_000)),
+    phases: new Set(phaseList as Phase[]),
+    profile: { api: ['api', 'both', '1'].includes(profile), projector: ['projector', 'both'].includes(profile) },
+    keep: process.env.BENCH_KEEP === '1',
+    verbose: process.env.BENCH_VERBOSE === '1',
+    json: process.env.BENCH_JSON || undefined,
+    readWaitMs: process.env.BENCH_READ_WAIT_MS || undefined,
+  };
+}
+
+// ------------------------------------------------------------------ report
+
+interface Row {
+  measure: string;
+  result: string;
+  target: string;
+  /** undefined: informational, no target. */
+  pass?: boolean;
+}
+
+function machine(): { cpu: string; cores: number; node: string; os: string; memory: string; loadavg: string } {
+  const cpus = os.cpus();
+  return {
+    cpu: cpus[0]?.model.trim() ?? 'unknown',
+    cores: cpus.length,
+    node: process.version,
+    os: `${os.type()} ${os.release()} ${os.arch()}`,
+    memory: `${(os.totalmem() / 2 ** 30).toFixed(1)} GiB`,
+    loadavg: os
+      .loadavg()
+      .map((l) => l.toFixed(2))
+      .join(' '),
+  };
+}
+
+function table(rows: Row[]): string {
+  const header = ['Measure', 'Result', 'Target', 'Status'];
+  const cells = rows.map((r) => [r.measure, r.result, r.target, r.pass === undefined ? '' : r.pass ? 'PASS' : 'FAIL']);
+  const widths = header.map((h, i) => Math.max(h.length, ...cells.map((c) => c[i].length)));
+  const line = (c: string[]): string => `| ${c.map((v, i) => v.padEnd(widths[i])).join(' | ')} |`;
+  return [line(header), `|${widths.map((w) => '-'.repeat(w + 2)).join('|')}|`, ...cells.map(line)].join('\n');
+}
+
+function describeErrors(label: string, result: LoadResult): string {
+  if (result.errors === 0) return '';
+  const byStatus = [...result.errorsByStatus.entries()].map(([s, n]) => `${s === 0 ? 'transport' : s}: ${n}`).join(', ');
+  return `${label}: ${result.errors} errors (${byStatus})\n${result.errorSamples.map((s) => `    ${s}`).join('\n')}\n`;
+}
+
+function median(values: number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted.length ? sorted[Math.floor(sorted.length / 2)] : Number.NaN;
+}
+
+function log(message: string): void {
+  process.stderr.write(`[bench ${new Date().toISOString().slice(11, 19)}] ${message}\n`);
+}
+
+function loadLine(label: string, r: LoadResult): string {
+  return (
+    `${label}: ${fmtRate(r.rate)} over ${r.seconds.toFixed(1)} s (${r.ok} ok, ${r.errors} errors); ` +
+    `latency p50 ${fmtMs(r.latency.p50)}, p90 ${fmtMs(r.latency.p90)}, p99 ${fmtMs(r.latency.p99)}, max ${fmtMs(r.latency.max)}\n` +
+    `    ${formatCpu(r.cpu)}\n` +
+    `    rate per 250 ms slice (as req/s): min ${fmtRate(Math.min(...r.perSlice) * 4)}, median ${fmtRate(median(r.perSlice) * 4)}, ` +
+    `max ${fmtRate(Math.max(...r.perSlice) * 4)}`
+  );
+}
+
+// ------------------------------------------------------------------ phases
+
+async function main(): Promise<void> {
+  const settings = loadSettings();
+  const profileDir = fs.mkdtempSync(path.join(os.tmpdir(), 'svc-bench-prof-'));
+  const cpuProf = (name: string): string[] => ['--cpu-prof', `--cpu-prof-dir=${path.join(profileDir, name)}`];
+  const stack = new Stack({
+    verbose: settings.verbose,
+    apiEnv: settings.readWaitMs === undefined ? {} : { SVC_READ_WAIT_MS: settings.readWaitMs },
+    apiNodeArgs: settings.profile.api ? cpuProf('api') : [],
+    projectorNodeArgs: settings.profile.projector ? cpuProf('projector') : [],
+  });
+
+  const clients: Client[] = [];
+  let cleaned = false;
+  const cleanup = async (): Promise<void> => {
+    if (cleaned) return;
+    cleaned = true;
+    // Stop the load first: the api drains in-flight keep-alive requests before it exits.
+    for (const c of clients) c.close();
+    await stack.stop();
+    if (!settings.keep) {
+      stack.removeData();
+      if (!settings.profile.api && !settings.profile.projector) fs.rmSync(profileDir, { recursive: true, force: true });
+    }
+  };
+  process.once('exit', () => stack.killNow());
+  for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+    process.once(signal, () => {
+      log(`${signal}: stopping the api and the projector`);
+      void cleanup().finally(() => process.exit(130));
+    });
+  }
+
+  const meter = new CpuMeter(() => [
+    { name: 'api', pid: stack.apiPid },
+    { name: 'projector', pid: stack.projectorPid },
+    { name: 'bench', pid: process.pid },
+  ]);
+  const m = machine();
+  log(`machine: ${m.cpu}, ${m.cores} cores, ${m.memory}, Node ${m.node}, ${m.os}, load average ${m.loadavg}`);
+  log(`data dir ${stack.dataDir}; ${settings.clients} clients, ${settings.warmupSeconds} s warm-up + ${settings.seconds} s per HTTP phase`);
+  const rows: Row[] = [];
+  const details: string[] = [];
+  const results: Record<string, unknown> = { date: new Date().toISOString(), machine: m, settings: { ...settings, phases: [...settings.phases] } };
+
+  try {
+    await stack.start();
+    log(`api pid ${stack.apiPid}, projector pid ${stack.projectorPid} on ${stack.baseUrl}`);
+    const writer = new Client(stack.baseUrl, WRITER, settings.clients);
+    const lister = new Client(stack.baseUrl, LISTER, settings.clients);
+    clients.push(writer, lister);
+    const load = { clients: settings.clients, warmupMs: settings.warmupSeconds * 1000, durationMs: settings.seconds * 1000, meter };
+    const created: string[] = [];
+
+    // 1. CreateNote: every request appends one NoteCreated and waits (read your writes) for the projector.
+    if (settings.phases.has('create')) {
+      log('CreateNote ...');
+      const r = await runLoad(writer, {
+        ...load,
+        path: `${NOTES}/CreateNote`,
+        body: (c, s) =>
+          JSON.stringify({
+            note_id: `c${c}-${s}`,
+            note: { display_name: `Note ${c}-${s}`, tool_name: `tool-${s % 20}`, description: 'created by the benchmark' },
+          }),
+        onOk: (c, s) => created.push(`notes/c${c}-${s}`),
+      });
+      details.push(loadLine('CreateNote', r), describeErrors('CreateNote', r));
+      results.create = r;
+      rows.push(
+        { measure: `CreateNote throughput (${settings.clients} clients)`, result: fmtRate(r.rate), target: '>= 3,000/s', pass: r.rate >= 3000 },
+        { measure: 'CreateNote latency p50', result: fmtMs(r.latency.p50), target: '' },
+        { measure: 'CreateNote latency p99', result: fmtMs(r.latency.p99), target: '< 50 ms', pass: r.latency.p99 < 50 },
+        { measure: 'CreateNote errors (non-200)', result: String(r.errors), target: '0', pass: r.errors === 0 },
+      );
+    }
+
+    // 2. GetNote over existing notes (those just created; seeded when the create phase was skipped).
+    if (settings.phases.has('get')) {
+      if (created.length === 0) {
+        log('seeding 2,000 notes for GetNote ...');
+        await runCount(writer, {
+          clients: settings.clients,
+          total: 2000,
+          path: `${NOTES}/CreateNote`,
+          body: (i) => JSON.stringify({ note_id: `g${i}`, note: { display_name: `Note ${i}`, tool_name: `tool-${i % 20}` } }),
+        });
+        for (let i = 0; i < 2000; i++) created.push(`notes/g${i}`);
+      }
+      const check = await writer.json<{ note?: { name?: string } }>(`${NOTES}/GetNote`, { name: created[0] });
+      if (check.status !== 200 || check.body.note?.name !== created[0]) throw new Error(`GetNote sanity check failed: ${JSON.stringify(check)}`);
+      log(`GetNote over ${created.length.toLocaleString('en-US')} notes ...`);
+      const r = await runLoad(writer, {
+        ...load,
+        path: `${NOTES}/GetNote`,
+        body: () => JSON.stringify({ name: created[Math.floor(Math.random() * created.length)] }),
+      });
+      details.push(loadLine('GetNote', r), describeErrors('GetNote', r));
+      results.get = r;
+      rows.push(
+        { measure: `GetNote throughput (${settings.clients} clients)`, result: fmtRate(r.rate), target: '' },
+        { measure: 'GetNote latency p99', result: fmtMs(r.latency.p99), target: '' },
+        { measure: 'GetNote errors (non-200)', result: String(r.errors), target: '0', pass: r.errors === 0 },
+      );
+    }
+
+    // 3. ListNotes with a filter over an organization holding exactly BENCH_LIST_NOTES notes.
+    if (settings.phases.has('list')) {
+      log(`seeding ${settings.listNotes.toLocaleString('en-US')} notes into globex through CreateNote ...`);
+      const seed = await runCount(lister, {
+        clients: settings.clients,
+        total: settings.listNotes,
+        path: `${NOTES}/CreateNote`,
+        body: (i) =>
+          JSON.stringify({
+            note_id: `n${i}`,
+            note: { display_name: `Note ${i}`, tool_name: `tool-${i % 20}`, description: `seeded note ${i}`, tool_args: { q: i } },
+          }),
+      });
+      details.push(`List seeding: ${settings.listNotes} CreateNote in ${seed.seconds.toFixed(1)} s (${fmtRate(seed.rate)})`);
+      const listBody = JSON.stringify({ filter: "tool_name = 'tool-7'", page_size: 50 });
+      const check = await lister.json<{ notes?: unknown[]; nextPageToken?: string }>(`${NOTES}/ListNotes`, JSON.parse(listBody));
+      const expectedPage = Math.min(50, Math.ceil(settings.listNotes / 20));
+      if (check.status !== 200 || check.body.notes?.length !== expectedPage) {
+        throw new Error(`ListNotes sanity check failed (wanted ${expectedPage} notes): ${JSON.stringify(check).slice(0, 500)}`);
+      }
+      log(`ListNotes (filter tool_name = 'tool-7', page_size 50, ${settings.listNotes} notes in the org) ...`);
+      const r = await runLoad(lister, { ...load, path: `${NOTES}/ListNotes`, body: () => listBody });
+      details.push(loadLine('ListNotes', r), describeErrors('ListNotes', r));
+      results.list = { ...r, seed };
+      rows.push(
+        { measure: `ListNotes throughput (filter, ${settings.listNotes / 1000}k notes)`, result: fmtRate(r.rate), target: '>= 500/s', pass: r.rate >= 500 },
+        { measure: 'ListNotes latency p99', result: fmtMs(r.latency.p99), target: '' },
+        { measure: 'ListNotes errors (non-200)', result: String(r.errors), target: '0', pass: r.errors === 0 },
+      );
+    }
+
+    // 4. Projection lag, commit to readable, not under load.
+    if (settings.phases.has('lag')) {
+      log(`projection lag over ${settings.lagSamples} samples ...`);
+      meter.begin();
+      const r: LagResult = await measureLag(stack.eventsFile, stack.readFile, settings.lagSamples, 10);
+      details.push(
+        `Projection lag: ${r.latency.count} samples (${r.timeouts} timed out); p50 ${fmtMs(r.latency.p50)}, p90 ${fmtMs(r.latency.p90)}, ` +
+          `p99 ${fmtMs(r.latency.p99)}, max ${fmtMs(r.latency.max)}\n    ${formatCpu(meter.end())}`,
+      );
+      results.lag = r;
+      rows.push(
+        { measure: 'Projection lag p50 (append -> readable)', result: fmtMs(r.latency.p50), target: '' },
+        { measure: 'Projection lag p99', result: fmtMs(r.latency.p99), target: '< 20 ms', pass: r.latency.p99 < 20 && r.timeouts === 0 },
+      );
+    }
+
+    writer.close();
+    lister.close();
+
+    // 5. Rebuild from position 0 with the projector stopped.
+    if (settings.phases.has('rebuild')) {
+      log('stopping the projector ...');
+      await stack.stopProjector();
+      log(`topping the log up to ${settings.rebuildEvents.toLocaleString('en-US')} events ...`);
+      const seed: SeedResult = await seedEvents(stack.eventsFile, settings.rebuildEvents);
+      details.push(
+        `Rebuild seeding: appended ${seed.appended} NoteCreated directly in ${seed.seconds.toFixed(1)} s ` +
+          `(${fmtRate(seed.rate)}, one append per new stream); log holds ${seed.totalEvents} events`,
+      );
+      log(`rebuilding the notes projection over ${seed.totalEvents.toLocaleString('en-US')} events ...`);
+      meter.begin();
+      const r: RebuildResult = await measureRebuild(stack.eventsFile, stack.readFile);
+      details.push(
+        `Rebuild: ${r.events} events in ${r.seconds.toFixed(2)} s (${fmtRate(r.rate)}); notes collection now holds ${r.documents} documents\n` +
+          `    ${formatCpu(meter.end())}`,
+      );
+      results.rebuild = { ...r, seed };
+      rows.push({
+        measure: `Rebuild notes from 0 (${Math.round(r.events / 1000)}k events)`,
+        result: `${fmtRate(r.rate).replace('/s', '')} events/s`,
+        target: '>= 50,000 events/s',
+        pass: r.rate >= 50_000,
+      });
+    }
+
+    await cleanup();
+
+    const profiles: string[] = [];
+    for (const name of ['api', 'projector'] as const) {
+      if (!settings.profile[name]) continue;
+      const file = newestProfile(path.join(profileDir, name));
+      profiles.push(file ? formatProfile(`${name} CPU profile`, summarizeProfile(file)) : `${name}: no .cpuprofile written`);
+    }
+
+    const out = [
+      '',
+      `svc benchmark, ${new Date().toISOString()}`,
+      `machine: ${m.cpu}, ${m.cores} cores, ${m.memory} RAM, Node ${m.node}, ${m.os} (load average at start ${m.loadavg})`,
+      `layout: api and projector as separate processes (embedded SQLite), load generator in the bench process, ` +
+        `${settings.clients} keep-alive clients, ${settings.warmupSeconds} s warm-up + ${settings.seconds} s per HTTP phase` +
+        (settings.readWaitMs === undefined ? '' : `; api run with SVC_READ_WAIT_MS=${settings.readWaitMs}`),
+      '',
+      table(rows),
+      '',
+      ...details.filter(Boolean),
+      ...(profiles.length ? ['', ...profiles] : []),
+      '',
+    ];
+    process.stdout.write(out.join('\n') + '\n');
+    if (settings.json) {
+      fs.writeFileSync(settings.json, JSON.stringify(results, (_k, v: unknown) => (v instanceof Map ? Object.fromEntries(v) : v), 2));
+    }
+    if (settings.profile.api || settings.profile.projector) log(`profiles kept in ${profileDir}`);
+  } catch (error) {
+    log(`failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
+    log(`recent process output:\n${stack.recentOutput()}`);
+    await cleanup();
+    process.exitCode = 1;
+  }
+}
+
+void main();
