@@ -6,7 +6,7 @@ import type { EventStore } from '@svc/infrastructure/event-store/event-store.por
 import { InfrastructureModule } from '@svc/infrastructure/nest/infrastructure.module';
 import { EVENT_STORE, READ_STORE, SETTINGS } from '@svc/infrastructure/nest/tokens';
 import { HEARTBEAT_KEY, type Heartbeat, REBUILD_REQUEST_KEY, type RebuildRequest } from '@svc/infrastructure/projection/heartbeat';
-import { ProjectionRunner } from '@svc/infrastructure/projection/runner';
+import { Projector } from '@svc/infrastructure/projection/projector';
 import type { ReadStore } from '@svc/infrastructure/read-store/read-store.port';
 import { QuietLogger } from '@svc/infrastructure/nest/quiet-logger';
 import { PROJECTIONS } from './projections';
@@ -19,7 +19,7 @@ export { REBUILD_REQUEST_KEY, type RebuildRequest };
 @Injectable()
 export class ProjectorService implements OnApplicationBootstrap, OnApplicationShutdown {
   private readonly logger = new Logger('projector');
-  private readonly runners: ProjectionRunner[];
+  private readonly projector: Projector;
   private timer: NodeJS.Timeout | null = null;
   private health: Server | null = null;
   private rebuilding = false;
@@ -29,21 +29,21 @@ export class ProjectorService implements OnApplicationBootstrap, OnApplicationSh
     @Inject(READ_STORE) private readonly reads: ReadStore,
     @Inject(SETTINGS) private readonly settings: Settings,
   ) {
-    this.runners = PROJECTIONS.map((p) => new ProjectionRunner(events, reads, p));
+    this.projector = new Projector(events, reads, PROJECTIONS);
   }
 
   async onApplicationBootstrap(): Promise<void> {
-    for (const runner of this.runners) await runner.start();
+    await this.projector.start();
     await this.beat();
     this.timer = setInterval(() => void this.tick(), HEARTBEAT_MS);
     if (this.settings.projectorHealthPort) this.serveHealth(this.settings.projectorHealthPort);
-    this.logger.log(`running ${this.runners.map((r) => r.projection.name).join(', ')}`);
+    this.logger.log(`running ${PROJECTIONS.map((p) => p.name).join(', ')}`);
   }
 
   async onApplicationShutdown(): Promise<void> {
     if (this.timer) clearInterval(this.timer);
     this.health?.close();
-    for (const runner of this.runners) await runner.stop();
+    await this.projector.stop();
   }
 
   private async tick(): Promise<void> {
@@ -56,7 +56,7 @@ export class ProjectorService implements OnApplicationBootstrap, OnApplicationSh
   }
 
   private async beat(): Promise<void> {
-    const heartbeat: Heartbeat = { pid: process.pid, at: new Date().toISOString(), projections: this.runners.map((r) => r.projection.name) };
+    const heartbeat: Heartbeat = { pid: process.pid, at: new Date().toISOString(), projections: PROJECTIONS.map((p) => p.name) };
     await this.reads.putMeta(HEARTBEAT_KEY, heartbeat);
   }
 
@@ -64,11 +64,9 @@ export class ProjectorService implements OnApplicationBootstrap, OnApplicationSh
     if (this.rebuilding) return;
     const request = await this.reads.getMeta<RebuildRequest>(REBUILD_REQUEST_KEY);
     if (!request || request.done) return;
-    const runner = this.runners.find((r) => r.projection.name === request.projection);
     this.rebuilding = true;
     try {
-      if (!runner) throw new Error(`unknown projection '${request.projection}'`);
-      const result = await runner.rebuild();
+      const result = await this.projector.rebuild(request.projection);
       this.logger.log(`rebuilt ${request.projection} from ${result.events} events`);
       await this.reads.putMeta(REBUILD_REQUEST_KEY, { ...request, done: { at: new Date().toISOString(), events: result.events } });
     } catch (error) {

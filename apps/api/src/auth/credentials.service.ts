@@ -3,6 +3,7 @@ import { promisify } from 'node:util';
 import { scrypt, timingSafeEqual } from 'node:crypto';
 import { effectivePermissions } from '@svc/domain/roles/access.decider';
 import { CredentialDigest } from '@svc/infrastructure/auth/secret-hash';
+import { ACCESS_STAMP, docId } from '@svc/infrastructure/projection/projection';
 import type { Doc, ReadStore } from '@svc/infrastructure/read-store/read-store.port';
 import { READ_STORE } from '@svc/infrastructure/nest/tokens';
 import type { Principal } from './principal';
@@ -12,15 +13,20 @@ const CACHE_TTL_MS = 60_000;
 const CACHE_MAX = 10_000;
 
 interface Verified {
+  principal: Principal;
+  /** Position of the key document when verified: a rotated or reassigned key is verified afresh. */
   keyPos: unknown;
+  /** Position of the organization's access stamp when the permissions were computed. */
+  accessPos: unknown;
   at: number;
 }
 
 /**
- * Verifies API key pairs. The slow hash runs once per pair per minute at most: a verified pair is
- * remembered under a keyed digest together with the key document's position, so a rotated or
- * reassigned key is verified afresh. Roles are read on every request, so a changed membership or a
- * deleted role takes effect on the next request.
+ * Verifies API key pairs and resolves the caller's permissions. The slow hash runs once per pair
+ * per minute at most: a verified pair is remembered under a keyed digest. Each request still reads
+ * the key document and the organization's access stamp (two point reads): when either moved, the
+ * pair is verified or the permissions recomputed, so a rotated key, a changed membership or a
+ * deleted role takes effect on the very next request.
  */
 @Injectable()
 export class CredentialsService {
@@ -32,15 +38,31 @@ export class CredentialsService {
   async authenticate(username: string, secret: string): Promise<Principal | null> {
     const key = await this.reads.collection('apikeys').findOne({ _id: `apikey|${username}` });
     if (!key || typeof key.secretHash !== 'string') return null;
-    if (!(await this.verify(username, secret, key))) return null;
     const org = String(key._org);
-    const principal = String(key.principal);
-    const member = await this.reads.collection('members').findOne({ _id: `${org}|${principal}` });
+    const stamp = await this.reads.collection('members').findOne({ _id: docId(org, ACCESS_STAMP) });
+    const accessPos = stamp?._pos;
+    const digest = this.digest.digest(username, secret);
+    const cached = this.verified.get(digest);
+    const stillVerified = cached !== undefined && cached.keyPos === key._pos && Date.now() - cached.at < CACHE_TTL_MS;
+    if (stillVerified && cached.accessPos === accessPos) return cached.principal;
+    if (!stillVerified) {
+      this.verified.delete(digest);
+      if (!(await verifyScrypt(secret, String(key.secretHash)))) return null;
+    }
+    const principal = await this.resolve(org, String(key.principal));
+    if (!principal) return null;
+    if (this.verified.size >= CACHE_MAX) this.verified.clear();
+    this.verified.set(digest, { principal, keyPos: key._pos, accessPos, at: stillVerified ? cached.at : Date.now() });
+    return principal;
+  }
+
+  private async resolve(org: string, name: string): Promise<Principal | null> {
+    const member = await this.reads.collection('members').findOne({ _id: docId(org, name) });
     if (!member) return null;
     return {
       org,
-      actor: principal,
-      subject: principal,
+      actor: name,
+      subject: name,
       session: '',
       authenticator: 'basic',
       provider: '',
@@ -57,17 +79,6 @@ export class CredentialsService {
       held,
       roles.map((r) => ({ name: String(r.name), permissions: r.permissions as string[], deleteTime: r.deleteTime as string | undefined })),
     );
-  }
-
-  private async verify(username: string, secret: string, key: Doc): Promise<boolean> {
-    const digest = this.digest.digest(username, secret);
-    const cached = this.verified.get(digest);
-    if (cached && cached.keyPos === key._pos && Date.now() - cached.at < CACHE_TTL_MS) return true;
-    this.verified.delete(digest);
-    if (!(await verifyScrypt(secret, String(key.secretHash)))) return false;
-    if (this.verified.size >= CACHE_MAX) this.verified.clear();
-    this.verified.set(digest, { keyPos: key._pos, at: Date.now() });
-    return true;
   }
 }
 

@@ -38,3 +38,9 @@ export function resourceNameOf(streamId: string): string {
   const colon = streamId.indexOf(':');
   return colon < 0 ? '' : streamId.slice(colon + 1);
 }
+
+/**
+ * Stamp document in the `members` read model whose `_pos` moves with every change to an
+ * organization's roles or memberships (written by the access projection, read by authentication).
+ */
+export const ACCESS_STAMP = '~access';
