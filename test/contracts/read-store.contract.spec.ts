@@ -1,10 +1,32 @@
 import { mkdtempSync, rmSync, existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import Database from 'better-sqlite3';
 import { MongoClient } from 'mongodb';
 import { MongoReadStore, SqliteReadStore, createReadStore } from '@svc/infrastructure/read-store';
-import type { Doc, WriteOp } from '@svc/infrastructure/read-store';
+import type { Doc, ProjectionBatch, WriteOp } from '@svc/infrastructure/read-store';
 import { ReadStoreFixture, describeReadStoreContract } from './read-store.contract';
+
+/** What SQLite itself says about a collection's table, read over a connection of its own. */
+function inspectTable(file: string, physical: string): { indexes: string[]; analyzedRows: number | null } {
+  const db = new Database(file, { readonly: true });
+  try {
+    const indexes = db.prepare(`SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = ? AND sql IS NOT NULL ORDER BY name`).pluck().all(`c_${physical}`) as string[];
+    const hasStat1 = db.prepare("SELECT 1 FROM sqlite_master WHERE name = 'sqlite_stat1'").get() !== undefined;
+    const stat = hasStat1 ? (db.prepare('SELECT stat FROM sqlite_stat1 WHERE tbl = ? LIMIT 1').pluck().get(`c_${physical}`) as string | undefined) : undefined;
+    return { indexes, analyzedRows: stat === undefined ? null : Number.parseInt(stat, 10) };
+  } finally {
+    db.close();
+  }
+}
+
+async function until(check: () => boolean, what: string, timeoutMs = 3000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!check()) {
+    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 10));
+  }
+}
 
 function sqliteFixture(): ReadStoreFixture & { dir: string; file: string } {
   const dir = mkdtempSync(join(tmpdir(), 'svc-read-store-'));
@@ -118,6 +140,152 @@ describe('SqliteReadStore pushdown', () => {
     await store.swapCollections({ notes: 'notes__v2' }, { name: 'notes', position: { commit: 1n, prepare: 1n } });
     expect(store.explain('notes', listNotes, newestFirst)).toMatchObject({ table: '"c_notes__v2"', exactFilter: true, sortPushedDown: true });
     expect((await store.collection('notes').find(listNotes, { sort: newestFirst })).map((d) => d.name)).toEqual(['notes/1']);
+  });
+
+  it('reads a document by _id as one primary-key lookup', async () => {
+    await store.ensureIndexes('notes', ['toolName', 'name']);
+    await store.commit({ checkpoint: 'notes', position: { commit: 1n, prepare: 1n }, ops: [note(1)] });
+    expect(store.explain('notes', { _id: 'acme|notes/1' }).pointRead).toBe(true);
+    expect(store.explain('notes', { _org: 'acme', _id: 'acme|notes/1' }).pointRead).toBe(true);
+    expect(store.explain('notes', { _id: { $in: ['acme|notes/1'] } }).pointRead).toBe(false);
+    expect(store.explain('notes', { _id: 'acme|notes/1', name: 'notes/1' }).pointRead).toBe(false);
+    expect(store.explain('notes', {}).pointRead).toBe(false);
+  });
+
+  it('reads without a read transaction until another connection commits, and sees every such commit', async () => {
+    await store.ensureIndexes('notes', ['toolName', 'createTime', 'name']);
+    await store.commit({ checkpoint: 'notes', position: { commit: 2n, prepare: 2n }, ops: [note(1), note(2)] });
+    const notes = store.collection('notes');
+    const reads = async (): Promise<unknown[]> => [
+      await notes.findOne({ _id: 'acme|notes/1' }),
+      (await notes.find({ _org: 'acme', toolName: 'x' }, { sort: newestFirst })).map((d) => d.name),
+      await notes.countDocuments({ _org: 'acme' }),
+    ];
+    await reads();
+    const before = store.stats();
+    expect(await reads()).toEqual([expect.objectContaining({ name: 'notes/1' }), ['notes/1'], 2]);
+    // Own commits keep the cached state current: still no transaction.
+    await store.commit({ checkpoint: 'notes', position: { commit: 3n, prepare: 3n }, ops: [note(3)] });
+    expect(await reads()).toEqual([expect.objectContaining({ name: 'notes/1' }), ['notes/3', 'notes/1'], 3]);
+    expect(store.stats()).toEqual({ ...before, direct: before.direct + 6 });
+
+    const other = new SqliteReadStore({ file: fixture.file });
+    try {
+      // A document written by another connection: one consistent read, no reload (the schema did not change).
+      await other.commit({ checkpoint: 'notes', position: { commit: 5n, prepare: 5n }, ops: [note(5)] });
+      const afterDoc = store.stats();
+      expect(await reads()).toEqual([expect.objectContaining({ name: 'notes/1' }), ['notes/5', 'notes/3', 'notes/1'], 4]);
+      expect(store.stats()).toEqual({ ...afterDoc, transactional: afterDoc.transactional + 1, direct: afterDoc.direct + 2 });
+      // A path turning into an array elsewhere changes how the query must run: reloaded before it runs.
+      await other.commit({ checkpoint: 'notes', position: { commit: 6n, prepare: 6n }, ops: [note(7, { toolName: ['x', 'z'] })] });
+      const afterFlag = store.stats();
+      expect((await notes.find({ _org: 'acme', toolName: 'x' }, { sort: newestFirst })).map((d) => d.name)).toEqual(['notes/7', 'notes/5', 'notes/3', 'notes/1']);
+      expect(store.stats()).toEqual({ ...afterFlag, transactional: afterFlag.transactional + 1, stateLoads: afterFlag.stateLoads + 1 });
+      // A swap elsewhere: the very next read by _id goes to the new collection.
+      await other.commit({ checkpoint: 'r', position: { commit: 7n, prepare: 7n }, ops: [{ ...note(1, { toolName: 'rebuilt' }), collection: 'notes__v2' }] });
+      await other.swapCollections({ notes: 'notes__v2' }, { name: 'notes', position: { commit: 7n, prepare: 7n } });
+      expect(await notes.findOne({ _id: 'acme|notes/1' })).toEqual(expect.objectContaining({ toolName: 'rebuilt' }));
+      expect(await notes.findOne({ _id: 'acme|notes/3' })).toBeNull();
+      expect(await notes.countDocuments({})).toBe(1);
+    } finally {
+      await other.close();
+    }
+  });
+
+  describe('planner statistics', () => {
+    const many = (from: number, to: number, collection = 'notes'): ProjectionBatch => ({
+      checkpoint: 'notes',
+      position: { commit: BigInt(to), prepare: BigInt(to) },
+      ops: Array.from({ length: to - from }, (_, i) => ({ ...note(from + i), collection })),
+    });
+
+    it('never analyzes inside a commit', async () => {
+      const quiet = new SqliteReadStore({ file: fixture.file, analyzeIntervalMs: 0 });
+      try {
+        await quiet.ensureIndexes('notes', ['toolName', 'createTime']);
+        await quiet.commit(many(0, 400));
+        await quiet.commitMany([many(400, 900)]);
+        await new Promise((r) => setTimeout(r, 50));
+        expect(inspectTable(fixture.file, 'notes').analyzedRows).toBeNull();
+      } finally {
+        await quiet.close();
+      }
+    });
+
+    it('analyzes a collection that grew, on the idle-time timer, and again once it doubled', async () => {
+      const timed = new SqliteReadStore({ file: fixture.file, analyzeIntervalMs: 30 });
+      try {
+        await timed.ensureIndexes('notes', ['toolName', 'createTime']);
+        await timed.commit(many(0, 150));
+        await new Promise((r) => setTimeout(r, 100));
+        expect(inspectTable(fixture.file, 'notes').analyzedRows).toBeNull(); // too small to be worth it
+        await timed.commit(many(150, 300));
+        await until(() => inspectTable(fixture.file, 'notes').analyzedRows === 300, 'statistics of 300 rows');
+        await timed.commit(many(300, 450));
+        await new Promise((r) => setTimeout(r, 150));
+        expect(inspectTable(fixture.file, 'notes').analyzedRows).toBe(300); // grew by half: not yet
+        await timed.commit(many(450, 700));
+        await until(() => inspectTable(fixture.file, 'notes').analyzedRows === 700, 'statistics of 700 rows');
+      } finally {
+        await timed.close();
+      }
+    });
+
+    it('analyzes when ensureIndexes finds rows without statistics, and when a swap brings in a collection loaded without a bulk load', async () => {
+      const quiet = new SqliteReadStore({ file: fixture.file, analyzeIntervalMs: 0 });
+      try {
+        await quiet.commit(many(0, 250));
+        expect(inspectTable(fixture.file, 'notes').analyzedRows).toBeNull();
+        await quiet.ensureIndexes('notes', ['toolName']);
+        expect(inspectTable(fixture.file, 'notes').analyzedRows).toBe(250);
+        await quiet.commit(many(0, 300, 'notes__v2'));
+        expect(inspectTable(fixture.file, 'notes__v2').analyzedRows).toBeNull();
+        await quiet.swapCollections({ notes: 'notes__v2' }, { name: 'notes', position: { commit: 300n, prepare: 300n } });
+        expect(inspectTable(fixture.file, 'notes__v2').analyzedRows).toBe(300);
+      } finally {
+        await quiet.close();
+      }
+    });
+  });
+
+  describe('bulk loads', () => {
+    const load = (collection: string, from: number, to: number): ProjectionBatch[] => [
+      {
+        checkpoint: 'notes-rebuild',
+        position: { commit: BigInt(to), prepare: BigInt(to) },
+        ops: Array.from({ length: to - from }, (_, i) => ({ ...note(from + i), collection })),
+      },
+    ];
+
+    it('builds the secondary indexes and statistics once the rows are in, keeping the pushdown', async () => {
+      await store.ensureIndexes('notes__r1', ['toolName', 'createTime']);
+      expect(inspectTable(fixture.file, 'notes__r1').indexes).toEqual(['ix:notes__r1#org', 'ix:notes__r1:createTime', 'ix:notes__r1:toolName']);
+      await store.beginBulk('notes__r1');
+      expect(inspectTable(fixture.file, 'notes__r1').indexes).toEqual([]);
+      await store.commitMany(load('notes__r1', 1, 200));
+      await store.ensureIndexes('notes__r1', ['name', 'deleteTime']); // declared after part of the load
+      await store.commitMany(load('notes__r1', 200, 301));
+      expect(inspectTable(fixture.file, 'notes__r1')).toEqual({ indexes: [], analyzedRows: null });
+      expect(store.explain('notes__r1', listNotes, newestFirst)).toMatchObject({ exactFilter: true, sortPushedDown: true });
+      const during = await store.collection('notes__r1').find(listNotes, { sort: newestFirst, limit: 5 });
+      await store.endBulk('notes__r1');
+      expect(inspectTable(fixture.file, 'notes__r1')).toEqual({
+        indexes: ['ix:notes__r1#org', 'ix:notes__r1:createTime', 'ix:notes__r1:deleteTime', 'ix:notes__r1:name', 'ix:notes__r1:toolName'],
+        analyzedRows: 300,
+      });
+      const after = await store.collection('notes__r1').find(listNotes, { sort: newestFirst, limit: 5 });
+      expect(after).toEqual(during);
+      expect(after.map((d) => d.name)).toEqual(['notes/119', 'notes/179', 'notes/239', 'notes/299', 'notes/59']); // all at :59, then by name
+    });
+
+    it('builds them in the swap when endBulk was forgotten', async () => {
+      await store.beginBulk('notes__r2');
+      await store.ensureIndexes('notes__r2', ['toolName']);
+      await store.commitMany(load('notes__r2', 1, 251));
+      await store.swapCollections({ notes: 'notes__r2' }, { name: 'notes', position: { commit: 251n, prepare: 251n } });
+      expect(inspectTable(fixture.file, 'notes__r2')).toEqual({ indexes: ['ix:notes__r2#org', 'ix:notes__r2:toolName'], analyzedRows: 250 });
+      expect(await store.collection('notes').countDocuments({ _org: 'acme', toolName: 'x' })).toBe(125);
+    });
   });
 
   it('createReadStore makes the data directory and read.db when MONGODB_URL is unset', async () => {

@@ -155,6 +155,23 @@ export function describeReadStoreContract(name: string, make: () => Promise<Read
         });
       });
 
+      it('applies top-level $set, $unset and $setOnInsert together, $setOnInsert only when inserting', async () => {
+        const c = fresh('w');
+        const id = 'acme|top';
+        const update = (at: number, set: Doc, unset: string[]): WriteOp => ({
+          op: 'update',
+          collection: c,
+          id,
+          pos: at,
+          upsert: true,
+          update: { $set: set, $unset: Object.fromEntries(unset.map((f) => [f, ''])), $setOnInsert: { createTime: `t${at}`, origin: { at } } },
+        });
+        await store.commit(batch('w-top', 1, [update(1, { _org: 'acme', a: 1, b: { x: [1, 2] } }, ['never'])]));
+        expect(await store.collection(c).findOne({ _id: id })).toEqual({ _id: id, _org: 'acme', a: 1, b: { x: [1, 2] }, createTime: 't1', origin: { at: 1 }, _pos: 1 });
+        await store.commit(batch('w-top', 2, [update(2, { a: null, c: 'new' }, ['b', 'never'])]));
+        expect(await store.collection(c).findOne({ _id: id })).toEqual({ _id: id, _org: 'acme', a: null, c: 'new', createTime: 't1', origin: { at: 1 }, _pos: 2 });
+      });
+
       it('applies $inc, $addToSet and $pull', async () => {
         const c = fresh('w');
         const id = 'acme|n';
@@ -236,6 +253,62 @@ export function describeReadStoreContract(name: string, make: () => Promise<Read
         await expect(store.commit(failing)).rejects.toThrow();
         expect(await store.collection(c).find({})).toEqual([]);
         expect(await store.getCheckpoint('cp-atomic')).toEqual(pos(5));
+      });
+
+      describe('commitMany', () => {
+        const upsert = (collection: string, id: string, at: number, set: Doc): WriteOp => ({
+          op: 'update',
+          collection,
+          id,
+          pos: at,
+          upsert: true,
+          update: { $set: { _org: 'acme', ...set } },
+        });
+
+        it('applies the batches in order, each advancing its own checkpoint (the last one wins for a shared name)', async () => {
+          const [c1, c2] = [fresh('m'), fresh('m')];
+          const [cpA, cpB] = [fresh('cp-many'), fresh('cp-many')];
+          const batches: ProjectionBatch[] = [
+            batch(cpA, 10, [upsert(c1, 'acme|x', 10, { v: 1 }), { op: 'insert', collection: c2, doc: { _id: 'acme|log1', _org: 'acme', at: 10 } }]),
+            batch(cpB, 11, [
+              { op: 'update', collection: c1, id: 'acme|x', pos: 11, update: { $set: { v: 2 }, $push: { seen: 'b' } } },
+              upsert(c1, 'acme|y', 11, { v: 'y' }),
+            ]),
+            batch(cpA, 12, [{ op: 'delete', collection: c1, id: 'acme|y' }, { op: 'insert', collection: c2, doc: { _id: 'acme|log1', _org: 'acme', at: 12 } }]),
+            batch(fresh('cp-many'), 13, []),
+          ];
+          await store.commitMany(batches);
+          expect(await store.collection(c1).find({})).toEqual([{ _id: 'acme|x', _org: 'acme', v: 2, seen: ['b'], _pos: 11 }]);
+          expect(await store.collection(c2).find({})).toEqual([{ _id: 'acme|log1', _org: 'acme', at: 10 }]);
+          expect(await store.getCheckpoint(cpA)).toEqual(pos(12));
+          expect(await store.getCheckpoint(cpB)).toEqual(pos(11));
+          expect(await store.getCheckpoint(batches[3].checkpoint)).toEqual(pos(13)); // no ops, still advances
+
+          await store.commitMany(batches); // redelivery
+          expect(await store.collection(c1).find({})).toEqual([{ _id: 'acme|x', _org: 'acme', v: 2, seen: ['b'], _pos: 11 }]);
+          expect(await store.collection(c2).find({})).toEqual([{ _id: 'acme|log1', _org: 'acme', at: 10 }]);
+        });
+
+        it('does nothing for an empty list', async () => {
+          const cp = fresh('cp-many-empty');
+          await store.commitMany([]);
+          expect(await store.getCheckpoint(cp)).toBeNull();
+        });
+
+        it('applies nothing of any batch and keeps every checkpoint when an op fails (atomic backends)', async () => {
+          if (!fixture.atomicBatches) return;
+          const c = fresh('m');
+          const [cpA, cpB] = [fresh('cp-many-atomic'), fresh('cp-many-atomic')];
+          await store.commitMany([batch(cpA, 1, [upsert(c, 'acme|kept', 1, { v: 1 })]), batch(cpB, 1, [])]);
+          const failing = [
+            batch(cpA, 5, [upsert(c, 'acme|new', 5, { v: 5 }), { op: 'update', collection: c, id: 'acme|kept', pos: 5, update: { $set: { v: 5 } } }]),
+            batch(cpB, 6, [upsert(c, 'acme|other', 6, {}), { op: 'update', collection: c, id: 'acme|kept', pos: 7, update: { $bogus: { v: 2 } } }]),
+          ] satisfies ProjectionBatch[];
+          await expect(store.commitMany(failing)).rejects.toThrow();
+          expect(await store.collection(c).find({})).toEqual([{ _id: 'acme|kept', _org: 'acme', v: 1, _pos: 1 }]);
+          expect(await store.getCheckpoint(cpA)).toEqual(pos(1));
+          expect(await store.getCheckpoint(cpB)).toEqual(pos(1));
+        });
       });
     });
 
@@ -375,6 +448,40 @@ export function describeReadStoreContract(name: string, make: () => Promise<Read
         expect(await store.collection('never_written').findOne({})).toBeNull();
         expect(await store.collection('never_written').countDocuments({})).toBe(0);
       });
+
+      it('reads one document by _id, optionally checking _org, as MongoDB would', async () => {
+        for (const c of [plain, indexed]) {
+          const coll = store.collection(c);
+          const a = acme[0];
+          expect(await coll.findOne({ _id: 'acme|a' })).toEqual(a);
+          expect(await coll.find({ _id: 'acme|a' })).toEqual([a]);
+          expect(await coll.findOne({ _id: 'acme|a', _org: 'acme' })).toEqual(a);
+          expect(await coll.findOne({ _org: 'acme', _id: 'acme|a' })).toEqual(a);
+          expect(await coll.findOne({ _id: 'acme|a', _org: 'globex' })).toBeNull();
+          expect(await coll.find({ _id: 'acme|a', _org: 'globex' })).toEqual([]);
+          expect(await coll.findOne({ _id: 'acme|a', _org: { $in: ['globex', 'acme'] } })).toEqual(a);
+          expect(await coll.findOne({ _id: 'acme|a', _org: null })).toBeNull();
+          expect(await coll.findOne({ _id: 'acme|nope' })).toBeNull();
+          expect(await coll.find({ _id: 'acme|nope', _org: 'acme' })).toEqual([]);
+          expect(await coll.find({ _id: 'acme|b' }, { sort: { n: -1 }, limit: 5, projection: { name: 1, _id: 0 } })).toEqual([{ name: 'b' }]);
+          expect(await coll.countDocuments({ _id: 'acme|b', _org: 'acme' })).toBe(1);
+        }
+      });
+
+      it('matches _org by MongoDB rules in a read by _id when a document holds a non-string _org', async () => {
+        const c = fresh('q_org');
+        await store.commit(
+          batch('q_org', 1, [
+            { op: 'insert', collection: c, doc: { _id: 'odd|1', _org: ['acme', 'globex'], v: 1 } },
+            { op: 'insert', collection: c, doc: { _id: 'odd|2', v: 2 } },
+          ]),
+        );
+        const coll = store.collection(c);
+        expect(await coll.findOne({ _id: 'odd|1', _org: 'globex' })).toEqual({ _id: 'odd|1', _org: ['acme', 'globex'], v: 1 });
+        expect(await coll.findOne({ _id: 'odd|1', _org: 'initech' })).toBeNull();
+        expect(await coll.findOne({ _id: 'odd|2', _org: null })).toEqual({ _id: 'odd|2', v: 2 });
+        expect(await coll.findOne({ _id: 'odd|2', _org: 'acme' })).toBeNull();
+      });
     });
 
     describe('indexed and unindexed collections agree (randomized)', () => {
@@ -508,6 +615,170 @@ export function describeReadStoreContract(name: string, make: () => Promise<Read
         const byId = new Map(changed.map((d) => [d._id, d]));
         docs = docs.map((d) => byId.get(d._id) ?? d);
         await check(2);
+
+        // Update documents in place: each $set/$unset touches a random subset of the fields, so the
+        // stored row changes in some materialized columns and not in others (types included).
+        const fields = ['kind', 'score', 'rank', 'flag', 'createTime', 'meta', 'tags', 'deleteTime'];
+        const updates: WriteOp[] = [];
+        docs = docs.map((d) => {
+          if (random() >= 0.4) return d;
+          const next = makeDoc(Number((d.name as string).slice(6)));
+          const $set: Doc = {};
+          const $unset: Record<string, ''> = {};
+          for (const field of fields) {
+            if (random() < 0.5) continue;
+            if (field in next) $set[field] = next[field];
+            else $unset[field] = '';
+          }
+          if (random() < 0.1) $set.tags = pick([['a', 'c'], 'a', { nested: true }]);
+          const update = { $set: { ...$set }, ...(Object.keys($unset).length > 0 ? { $unset } : {}) };
+          for (const collection of [plain, indexed]) updates.push({ op: 'update', collection, id: d._id, pos: 3, update });
+          const updated: Doc & { _id: string } = { ...d, ...$set, _id: d._id, _pos: 3 };
+          for (const field of Object.keys($unset)) delete updated[field];
+          return updated;
+        });
+        await store.commit(batch('r', 3, updates));
+        await check(3);
+      });
+    });
+
+    describe('bulk loads', () => {
+      /** Ops a rebuild typically produces, including the awkward ones, written to `collection`. */
+      const rebuildOps = (collection: string, from: number, to: number): WriteOp[] => {
+        const ops: WriteOp[] = [];
+        for (let i = from; i < to; i++) {
+          const id = `acme|items/${String(i).padStart(4, '0')}`;
+          const set = { _org: 'acme', name: `items/${i}`, kind: ['alpha', 'beta', 'gamma'][i % 3], rank: i % 7, createTime: `2024-01-${String(1 + (i % 28)).padStart(2, '0')}` };
+          ops.push({ op: 'update', collection, id, pos: i, upsert: true, update: { $set: set, $setOnInsert: { firstPos: i } } });
+          if (i % 5 === 0) ops.push({ op: 'update', collection, id, pos: i + 1000, update: { $set: { rank: 100 + i }, $push: { log: 'updated in the same batch' } } });
+          if (i % 11 === 0) ops.push({ op: 'update', collection, id: `acme|never-${i}`, pos: i, update: { $set: { _org: 'acme', kind: 'ghost' } } });
+          if (i % 13 === 0) ops.push({ op: 'insert', collection, doc: { _id: `acme|log-${i % 3}`, _org: 'acme', kind: 'log', first: i } });
+          if (i % 17 === 0) ops.push({ op: 'delete', collection, id });
+          if (i % 34 === 0) ops.push({ op: 'update', collection, id, pos: i + 2000, upsert: true, update: { $set: { _org: 'acme', kind: 'reborn' } } });
+          if (i % 19 === 0) ops.push({ op: 'update', collection, id, pos: i - 1, update: { $set: { kind: 'older, ignored' } } });
+        }
+        return ops;
+      };
+      /** Later pages update documents that earlier pages (or batches) created. */
+      const laterOps = (collection: string): WriteOp[] => [
+        { op: 'update', collection, id: 'acme|items/0003', pos: 5000, update: { $set: { kind: 'late' }, $unset: { createTime: '' } } },
+        { op: 'update', collection, id: 'acme|items/0004', pos: 5001, upsert: true, update: { $set: { rank: -1 } } },
+        { op: 'update', collection, id: 'acme|items/9999', pos: 5002, upsert: true, update: { $set: { _org: 'acme', kind: 'alpha', rank: 3 } } },
+        { op: 'update', collection, id: 'acme|items/0005', pos: 10, update: { $set: { kind: 'older, ignored' } } },
+      ];
+      const queries: [Filter, Sort | undefined][] = [
+        [{ _org: 'acme' }, undefined],
+        [{ _org: 'acme', kind: 'alpha' }, { createTime: -1, name: 1 }],
+        [{ _org: 'acme', rank: { $gte: 3 } }, { rank: 1 }],
+        [{ _org: 'acme', kind: { $in: ['late', 'reborn', 'log'] } }, { name: -1 }],
+        [{ _org: 'acme', createTime: { $exists: false } }, undefined],
+      ];
+      const answers = async (collection: string): Promise<Doc[][]> =>
+        Promise.all(queries.map(([filter, sort]) => store.collection(collection).find(filter, { sort })));
+
+      async function load(reference: string, target: string, at: number): Promise<void> {
+        for (const [i, [from, to]] of [
+          [0, 40],
+          [40, 90],
+          [90, 120],
+        ].entries()) {
+          // The reference gets the same ops through plain commits; the target in bulk pages of two batches.
+          await store.commit(batch(`${reference}-cp`, at + i, rebuildOps(reference, from, to)));
+          const ops = rebuildOps(target, from, to);
+          await store.commitMany([batch(`${target}-cp`, at + i, ops.slice(0, 20)), batch(`${target}-cp`, at + i, ops.slice(20))]);
+        }
+        await store.commit(batch(`${reference}-cp`, at + 9, laterOps(reference)));
+        await store.commitMany([batch(`${target}-cp`, at + 9, laterOps(target))]);
+      }
+
+      it('loads a fresh collection to the same documents as plain commits, indexes declared before and after, then swaps it in', async () => {
+        const logical = fresh('bulk');
+        const target = `${logical}__r1`;
+        const reference = fresh('bulk_ref');
+        await store.ensureIndexes(reference, ['kind', 'rank', 'createTime', 'name']);
+        await store.ensureIndexes(target, ['kind', 'rank']);
+        await store.beginBulk(target);
+        await store.beginBulk(target); // idempotent
+        await load(reference, target, 1);
+        await store.ensureIndexes(target, ['createTime', 'name']); // declared once the rows are in
+        const expected = await store.collection(reference).find({});
+        expect(expected.length).toBeGreaterThan(100);
+        expect(await store.collection(target).find({})).toEqual(expected); // readable (if slower) during the load
+        expect(await answers(target)).toEqual(await answers(reference));
+        await store.endBulk(target);
+        await store.endBulk(target); // no longer in a bulk load: nothing to do
+        expect(await store.collection(target).find({})).toEqual(expected);
+        expect(await answers(target)).toEqual(await answers(reference));
+        await store.swapCollections({ [logical]: target }, { name: logical, position: pos(20) });
+        expect(await answers(logical)).toEqual(await answers(reference));
+        // Live writes after the swap still find the loaded documents.
+        await store.commit(batch(logical, 21, [{ op: 'update', collection: logical, id: 'acme|items/0001', pos: 9000, update: { $set: { kind: 'live' } } }]));
+        expect((await store.collection(logical).findOne({ _id: 'acme|items/0001' }))?.kind).toBe('live');
+      });
+
+      it('keeps updating the documents a collection held before its bulk load began', async () => {
+        const reference = fresh('bulk_ref');
+        const target = fresh('bulk_nonempty');
+        await store.commit(batch('pre', 1, [...rebuildOps(reference, 0, 30), ...rebuildOps(target, 0, 30)]));
+        await store.beginBulk(target);
+        const later = (c: string): WriteOp[] => [...rebuildOps(c, 20, 60), ...laterOps(c)];
+        await store.commit(batch('pre', 2, later(reference)));
+        await store.commitMany([batch('pre-bulk', 2, later(target))]);
+        await store.endBulk(target);
+        expect(await store.collection(target).find({})).toEqual(await store.collection(reference).find({}));
+      });
+
+      it('leaves nothing of a failed bulk commit behind and carries on loading', async () => {
+        if (!fixture.atomicBatches) return;
+        const target = fresh('bulk_fail');
+        await store.beginBulk(target);
+        const bogus: WriteOp = { op: 'update', collection: target, id: 'acme|a', pos: 3, update: { $bogus: { v: 1 } } };
+        await store.commitMany([batch('bf', 1, [{ op: 'insert', collection: target, doc: { _id: 'acme|kept', _org: 'acme', v: 1 } }])]);
+        await expect(
+          store.commitMany([
+            batch('bf', 2, [
+              { op: 'update', collection: target, id: 'acme|a', pos: 2, upsert: true, update: { $set: { _org: 'acme', v: 'rolled back' } } },
+              { op: 'delete', collection: target, id: 'acme|kept' },
+              bogus,
+            ]),
+          ]),
+        ).rejects.toThrow();
+        expect(await store.collection(target).find({})).toEqual([{ _id: 'acme|kept', _org: 'acme', v: 1 }]);
+        await store.commitMany([
+          batch('bf', 3, [
+            { op: 'update', collection: target, id: 'acme|a', pos: 2, upsert: true, update: { $set: { _org: 'acme', v: 'again' } } },
+            { op: 'update', collection: target, id: 'acme|kept', pos: 4, update: { $set: { v: 2 } } },
+          ]),
+        ]);
+        await store.endBulk(target);
+        expect(await store.collection(target).find({})).toEqual([
+          { _id: 'acme|a', _org: 'acme', v: 'again', _pos: 2 },
+          { _id: 'acme|kept', _org: 'acme', v: 2, _pos: 4 },
+        ]);
+      });
+
+      it('ends a bulk load still open when the swap comes', async () => {
+        const logical = fresh('bulk_open');
+        const target = `${logical}__r1`;
+        const reference = fresh('bulk_ref');
+        await store.beginBulk(target);
+        await store.ensureIndexes(target, ['kind', 'rank', 'createTime', 'name']);
+        await store.ensureIndexes(reference, ['kind', 'rank', 'createTime', 'name']);
+        await load(reference, target, 1);
+        await store.swapCollections({ [logical]: target }, { name: logical, position: pos(5) });
+        expect(await answers(logical)).toEqual(await answers(reference));
+        await store.endBulk(target); // the swap ended it already
+        expect(await answers(logical)).toEqual(await answers(reference));
+      });
+
+      it('refuses a collection that is served under an alias', async () => {
+        const logical = fresh('bulk_live');
+        const target = `${logical}__r1`;
+        await store.commit(batch('bl', 1, [{ op: 'insert', collection: target, doc: { _id: 'acme|1', _org: 'acme' } }]));
+        await store.swapCollections({ [logical]: target }, { name: logical, position: pos(1) });
+        await expect(store.beginBulk(target)).rejects.toThrow(/alias/);
+        await expect(store.beginBulk(logical)).rejects.toThrow(/alias/);
+        expect(ids(await store.collection(logical).find({}))).toEqual(['acme|1']);
       });
     });
 

@@ -148,18 +148,29 @@ export async function rebuildProjection(
   const suffix = `__r${Date.now().toString(36)}`;
   const collections = Object.fromEntries(projection.collections.map((c) => [c, `${c}${suffix}`]));
   const checkpoint = `${projection.name}${suffix}`;
+  // The fresh collections are invisible until the swap: load them in bulk (indexes and statistics
+  // built once at the end instead of maintained row by row).
+  for (const physical of Object.values(collections)) await reads.beginBulk(physical);
   for (const [logical, paths] of Object.entries(projection.indexes)) {
     await reads.ensureIndexes(collections[logical] ?? logical, paths);
   }
   let after: Position = START;
   let count = 0;
-  for (;;) {
-    const page = await events.readAll({ after, maxCount: BATCH_SIZE * 4 });
-    if (page.length === 0) break;
-    await apply(page, { checkpoint, collections });
-    count += page.length;
-    after = page[page.length - 1].position;
+  try {
+    for (;;) {
+      const page = await events.readAll({ after, maxCount: BATCH_SIZE * 4 });
+      if (page.length === 0) break;
+      await apply(page, { checkpoint, collections });
+      count += page.length;
+      after = page[page.length - 1].position;
+    }
+  } catch (error) {
+    // A failed rebuild leaves nothing behind; the collections in service were never touched.
+    for (const physical of Object.values(collections)) await reads.dropCollection(physical);
+    await reads.deleteCheckpoint(checkpoint);
+    throw error;
   }
+  for (const physical of Object.values(collections)) await reads.endBulk(physical);
   await reads.swapCollections(collections, { name: projection.name, position: after });
   await reads.deleteCheckpoint(checkpoint);
   return { events: count, position: after };

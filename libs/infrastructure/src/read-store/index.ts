@@ -6,7 +6,7 @@ import { SqliteReadStore } from './sqlite-read-store';
 
 export * from './read-store.port';
 export { MongoReadStore, type MongoReadStoreOptions } from './mongo-read-store';
-export { SqliteReadStore, type SqliteReadStoreOptions, type QueryPlan } from './sqlite-read-store';
+export { SqliteReadStore, type SqliteReadStoreOptions, type QueryPlan, type ReadStats } from './sqlite-read-store';
 
 /** MongoDB when MONGODB_URL is set, else the embedded SQLite file `${SVC_DATA_DIR}/read.db`. */
 export async function createReadStore(env: { MONGODB_URL?: string; SVC_DATA_DIR: string }): Promise<ReadStore> {

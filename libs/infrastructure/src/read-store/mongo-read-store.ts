@@ -73,6 +73,8 @@ export class MongoReadStore implements ReadStore {
   private aliases = new Map<string, string>();
   private aliasesLoadedAt = 0;
   private aliasLoad: Promise<void> | null = null;
+  /** Collections in a bulk load (beginBulk .. endBulk) -> paths declared meanwhile, indexed at the end. */
+  private readonly bulk = new Map<string, Set<string>>();
 
   private constructor(
     private readonly client: MongoClient,
@@ -120,6 +122,12 @@ export class MongoReadStore implements ReadStore {
   }
 
   async ensureIndexes(collection: string, paths: string[]): Promise<void> {
+    const deferred = this.bulk.get(collection);
+    if (deferred) {
+      // Built once the documents are in (endBulk), instead of maintained document by document.
+      for (const path of paths) deferred.add(path);
+      return;
+    }
     const coll = await this.physicalCollection(collection);
     for (const path of new Set(paths)) {
       if (path !== '_org') await coll.createIndex({ _org: 1, [path]: 1 });
@@ -130,11 +138,19 @@ export class MongoReadStore implements ReadStore {
   // ---------------------------------------------------------------- writes
 
   async commit(batch: ProjectionBatch): Promise<void> {
+    await this.commitMany([batch]);
+  }
+
+  async commitMany(batches: ProjectionBatch[]): Promise<void> {
+    if (batches.length === 0) return;
     if (this.transactions) {
       try {
         await this.inTransaction(async (session) => {
-          for (const op of batch.ops) await this.applyInTransaction(op, session);
-          await this.setCheckpoint(batch.checkpoint, batch.position, session);
+          for (const batch of batches) for (const op of batch.ops) await this.applyInTransaction(op, session);
+          // Only the last position per checkpoint survives the transaction, so only that one is written.
+          const positions = new Map<string, Position>();
+          for (const batch of batches) positions.set(batch.checkpoint, batch.position);
+          for (const [name, position] of positions) await this.setCheckpoint(name, position, session);
         });
         return;
       } catch (err) {
@@ -142,8 +158,26 @@ export class MongoReadStore implements ReadStore {
         this.transactions = false; // the topology said otherwise; fall through to guarded writes
       }
     }
-    for (const op of batch.ops) await this.applyGuarded(op);
-    await this.setCheckpoint(batch.checkpoint, batch.position); // last: a crash before it means redelivery, which the guards absorb
+    for (const batch of batches) {
+      for (const op of batch.ops) await this.applyGuarded(op);
+      await this.setCheckpoint(batch.checkpoint, batch.position); // last: a crash before it means redelivery, which the guards absorb
+    }
+  }
+
+  /** MongoDB needs no bulk mode for writing; the indexes declared during the load are built at its end. */
+  async beginBulk(physical: string): Promise<void> {
+    await this.loadAliases(true);
+    if (this.aliases.has(physical) || [...this.aliases.values()].includes(physical)) {
+      throw new Error(`collection '${physical}' is served under an alias; a bulk load needs a fresh physical collection`);
+    }
+    if (!this.bulk.has(physical)) this.bulk.set(physical, new Set());
+  }
+
+  async endBulk(physical: string): Promise<void> {
+    const paths = this.bulk.get(physical);
+    if (!paths) return;
+    this.bulk.delete(physical);
+    await this.ensureIndexes(physical, [...paths]);
   }
 
   /** Inside a transaction a failed upsert would abort everything, so read the position first. */
@@ -217,6 +251,7 @@ export class MongoReadStore implements ReadStore {
   }
 
   async swapCollections(aliases: Record<string, string>, checkpoint: { name: string; position: Position }): Promise<void> {
+    for (const physical of Object.values(aliases)) await this.endBulk(physical); // a load still open goes live with its indexes
     await this.loadAliases(true);
     const previous = new Map(Object.keys(aliases).map((logical) => [logical, this.aliases.get(logical) ?? logical]));
     // A rebuild that forgot ensureIndexes still serves queries with the old collection's indexes.
@@ -239,6 +274,7 @@ export class MongoReadStore implements ReadStore {
   }
 
   async dropCollection(physical: string): Promise<void> {
+    this.bulk.delete(physical);
     try {
       await this.db.dropCollection(physical);
     } catch (err) {

@@ -78,6 +78,14 @@ export interface ReadStore {
    * Re-applying a committed batch changes nothing.
    */
   commit(batch: ProjectionBatch): Promise<void>;
+  /**
+   * Several batches (typically one page of events for every projection) at once: each batch's ops
+   * are applied in order, batch after batch, and each checkpoint advances to its batch's position
+   * (the last one wins when two batches name the same checkpoint). SQLite: one transaction for all
+   * of it. MongoDB: one transaction when available, else batch by batch exactly as `commit` does.
+   * Re-applying committed batches changes nothing; an empty list does nothing.
+   */
+  commitMany(batches: ProjectionBatch[]): Promise<void>;
   getCheckpoint(name: string): Promise<Position | null>;
   listCheckpoints(): Promise<CheckpointRecord[]>;
   /** Removes a checkpoint (used when a projection is rebuilt from the start). */
@@ -91,6 +99,21 @@ export interface ReadStore {
    */
   swapCollections(aliases: Record<string, string>, checkpoint: { name: string; position: Position }): Promise<void>;
   dropCollection(physical: string): Promise<void>;
+  /**
+   * Rebuild support: `physical` is a fresh physical collection (never served under an alias, so no
+   * reader sees it before swapCollections) that this instance alone is about to fill. Until endBulk
+   * the adapter may defer work that only serves readers: secondary indexes and planner statistics,
+   * and it may rely on knowing every document the load wrote. Everything stays correct meanwhile
+   * (commits, reads, ensureIndexes before or after the rows are in), just not optimized for reads.
+   * Idempotent; rejects a collection that an alias currently serves.
+   */
+  beginBulk(physical: string): Promise<void>;
+  /**
+   * Ends a bulk load: builds the deferred indexes (for every path declared so far) and statistics.
+   * Call it before swapCollections; a swap that finds the load still open ends it itself. A no-op
+   * for a collection not in a bulk load.
+   */
+  endBulk(physical: string): Promise<void>;
   /** Small key/value records for process coordination (heartbeats, rebuild requests). */
   putMeta(key: string, value: unknown): Promise<void>;
   getMeta<T = unknown>(key: string): Promise<T | null>;
