@@ -20,9 +20,9 @@ export const notesApi: ResourceApi = {
   filters: {
     name: { type: 'string', path: 'name' },
     display_name: { type: 'string', path: 'displayName' },
-    description: { type: 'string', path: 'description' },
+    description: { type: 'string', path: 'description', indexed: false },
     tool_name: { type: 'string', path: 'toolName' },
-    notes: { type: 'string', path: 'notes' },
+    notes: { type: 'string', path: 'notes', indexed: false },
     create_time: { type: 'timestamp', path: 'createTime' },
     update_time: { type: 'timestamp', path: 'updateTime' },
   },

@@ -36,7 +36,7 @@ export class AssignRolesRequest extends MutatingRequest {
 export const roleFilters: FilterSchema = {
   name: { type: 'string', path: 'name' },
   display_name: { type: 'string', path: 'displayName' },
-  description: { type: 'string', path: 'description' },
+  description: { type: 'string', path: 'description', indexed: false },
   permissions: { type: 'string[]', path: 'permissions' },
   system: { type: 'boolean', path: 'system' },
   is_default: { type: 'boolean', path: 'isDefault' },

@@ -13,6 +13,11 @@ export interface FilterField {
   path: string;
   /** Allowed values of an enum field. */
   values?: readonly string[];
+  /**
+   * Free text (a note body, a description) is rarely filtered on and costs every write an index
+   * entry: `false` keeps it filterable (evaluated on the candidates) without an index.
+   */
+  indexed?: boolean;
 }
 
 /** Keyed by the snake_case name used in filters. */

@@ -6,7 +6,7 @@ import { docId, type Projection, type ProjectedEvent } from './projection';
 /** Paths worth indexing for a resource: everything it can be filtered or ordered by, plus soft delete. */
 export function indexedPaths(filters: FilterSchema, orderBy: Record<string, string>): string[] {
   const paths = new Set<string>(['name', 'deleteTime']);
-  for (const field of Object.values(filters)) if (field.type !== 'map') paths.add(field.path);
+  for (const field of Object.values(filters)) if (field.type !== 'map' && field.indexed !== false) paths.add(field.path);
   for (const path of Object.values(orderBy)) paths.add(path);
   return [...paths];
 }
