@@ -1,7 +1,9 @@
+import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import Database from 'better-sqlite3';
 import {
   EsdbEventStore,
   EventStore,
@@ -11,7 +13,7 @@ import {
   START,
   createEventStore,
 } from '@svc/infrastructure/event-store';
-import { EventStoreFixture, describeEventStoreContract, waitFor } from './event-store.contract';
+import { EventStoreFixture, REGISTER_SWC, describeEventStoreContract, waitFor } from './event-store.contract';
 
 interface SqliteFixture extends EventStoreFixture {
   dir: string;
@@ -89,6 +91,170 @@ describe('SqliteEventStore specifics', () => {
     expect(await store.readStream('thing-acme:b')).toEqual([]);
     // The streams table was rolled back too: the stream still does not exist.
     await store.append('thing-acme:b', [event()], 'no_stream');
+  });
+
+  describe('group commit', () => {
+    const file = () => join(fixture.dir, 'events.db');
+
+    it('commits the appends of one turn in one transaction: when it fails, every caller fails and nothing is stored', async () => {
+      const lone = new SqliteEventStore({ file: file(), busyTimeoutMs: 50 });
+      // Another connection holds the write lock past the busy timeout, so the group's BEGIN IMMEDIATE fails.
+      const locker = new Database(file());
+      try {
+        locker.exec('BEGIN IMMEDIATE');
+        const results = await Promise.allSettled([
+          lone.append('thing-acme:a', [event()], 'no_stream'),
+          lone.append('thing-acme:b', [event()], 'no_stream'),
+          lone.append('thing-acme:c', [event()], 'no_stream'),
+        ]);
+        locker.exec('ROLLBACK');
+        const reasons = results.map((r) => (r.status === 'rejected' ? (r.reason as { code?: string }) : undefined));
+        expect(reasons[0]?.code).toBe('SQLITE_BUSY');
+        // One attempt for the whole group: the three callers got the same error.
+        expect(reasons[1]).toBe(reasons[0]);
+        expect(reasons[2]).toBe(reasons[0]);
+        expect(await lone.headPosition()).toEqual(START);
+        // The store is usable again once the lock is gone.
+        expect((await lone.append('thing-acme:a', [event()], 'no_stream')).nextRevision).toBe(0n);
+      } finally {
+        locker.close();
+        await lone.close();
+      }
+    });
+
+    it('a later append to the same stream in the group sees the earlier one', async () => {
+      const [first, second, stale] = await Promise.allSettled([
+        store.append('thing-acme:a', [event()], 'no_stream'),
+        store.append('thing-acme:a', [event(), event()], 0n),
+        store.append('thing-acme:a', [event()], 'no_stream'),
+      ]);
+      expect(first).toMatchObject({ status: 'fulfilled', value: { nextRevision: 0n } });
+      expect(second).toMatchObject({ status: 'fulfilled', value: { nextRevision: 2n } });
+      expect(stale).toMatchObject({ status: 'rejected', reason: { expected: 'no_stream', actual: 2n } });
+      expect((await store.readStream('thing-acme:a')).map((e) => e.revision)).toEqual([0n, 1n, 2n]);
+    });
+
+    it('assigns positions in call order', async () => {
+      const results = await Promise.all(
+        Array.from({ length: 20 }, (_, i) => store.append(`thing-acme:${i}`, [event(), event()], 'no_stream')),
+      );
+      expect(results.map((r) => r.position.commit)).toEqual(results.map((_, i) => BigInt(2 * i + 2)));
+    });
+
+    it('settles a caller only once its append is committed and visible to other connections', async () => {
+      const other = new SqliteEventStore({ file: file() });
+      try {
+        const seenOnResolve = await Promise.all(
+          Array.from({ length: 10 }, (_, i) =>
+            store.append(`thing-acme:${i}`, [event()], 'no_stream').then(() => other.readStream(`thing-acme:${i}`)),
+          ),
+        );
+        expect(seenOnResolve.map((es) => es.length)).toEqual(Array(10).fill(1));
+      } finally {
+        await other.close();
+      }
+    });
+
+    it('an append whose later event collides rolls back alone (savepoint); the rest of the group commits', async () => {
+      const taken = event();
+      await store.append('thing-acme:taken', [taken], 'no_stream');
+      const results = await Promise.allSettled([
+        store.append('thing-acme:a', [event()], 'no_stream'),
+        store.append('thing-acme:b', [event(), taken], 'no_stream'),
+        store.append('thing-acme:c', [event()], 'no_stream'),
+        // Reuses the id that the failed append inserted before its rollback.
+        store.append('thing-acme:d', [event()], 'no_stream'),
+      ]);
+      expect(results.map((r) => r.status)).toEqual(['fulfilled', 'rejected', 'fulfilled', 'fulfilled']);
+      expect((results[1] as PromiseRejectedResult).reason).toMatchObject({ message: expect.stringMatching(/already exists/) });
+      expect(await store.readStream('thing-acme:b')).toEqual([]);
+      // The streams table was rolled back to the savepoint too.
+      expect((await store.append('thing-acme:b', [event()], 'no_stream')).nextRevision).toBe(0n);
+      expect(await store.readStream('thing-acme:c')).toHaveLength(1);
+    });
+
+    it('an event id used twice in one group: the second append fails, the first is stored', async () => {
+      const shared = event();
+      const results = await Promise.allSettled([
+        store.append('thing-acme:a', [shared], 'no_stream'),
+        store.append('thing-acme:b', [shared], 'no_stream'),
+      ]);
+      expect(results[0].status).toBe('fulfilled');
+      expect((results[1] as PromiseRejectedResult).reason).toMatchObject({
+        message: expect.stringMatching(/already exists in stream thing-acme:a/),
+      });
+    });
+
+    it('an append that cannot be serialized fails alone', async () => {
+      const bad = { ...event(), data: { n: 1n } };
+      const results = await Promise.allSettled([
+        store.append('thing-acme:a', [event()], 'no_stream'),
+        store.append('thing-acme:b', [bad], 'no_stream'),
+        store.append('thing-acme:c', [event()], 'no_stream'),
+      ]);
+      expect(results.map((r) => r.status)).toEqual(['fulfilled', 'rejected', 'fulfilled']);
+    });
+
+    it('stores the events as they were when append() was called', async () => {
+      const e = event();
+      e.data = { v: 1 };
+      const pending = store.append('thing-acme:a', [e], 'no_stream');
+      e.data.v = 2;
+      await pending;
+      expect((await store.readStream('thing-acme:a'))[0].data).toEqual({ v: 1 });
+    });
+
+    it('keeps the WAL short under sustained concurrent appends (background checkpoints restart it)', async () => {
+      // Checkpoints run on a worker thread, concurrently with the commits; the WAL only restarts when a
+      // commit begins with every frame copied back, which the checkpointer arranges by briefly holding writes.
+      let next = 0;
+      const appender = async (): Promise<void> => {
+        while (next < 10_000) {
+          const i = next++;
+          await store.append(`thing-acme:${i}`, [{ ...event(), data: { i, pad: 'x'.repeat(200) } }], 'no_stream');
+        }
+      };
+      await Promise.all(Array.from({ length: 32 }, appender));
+      expect(await store.headPosition()).toEqual({ commit: 10_000n, prepare: 10_000n });
+      const walBytes = statSync(`${file()}-wal`).size;
+      // About 20 MB here; 55 MB when background checkpoints never restart the WAL.
+      expect(walBytes).toBeLessThan(32 * 1024 * 1024);
+    }, 30_000);
+
+    it('the checkpoint thread does not keep a process alive, and close() ends it', async () => {
+      // Enough events for a background checkpoint (one per 300), so the worker thread exists.
+      const script = (close: boolean) => `
+        const { SqliteEventStore } = require(${JSON.stringify(join(__dirname, '../../libs/infrastructure/src/event-store'))});
+        const store = new SqliteEventStore({ file: ${JSON.stringify(file())} });
+        const event = (i) => ({ id: require('node:crypto').randomUUID(), type: 'T', data: { i },
+          metadata: { org: 'acme', actor: 'a', subject: 's', correlationId: 'c', causationId: 'c', occurredAt: '', schemaVersion: 1 } });
+        Promise.all(Array.from({ length: 1000 }, (_, i) => store.append('thing-acme:' + ${close ? "'c'" : "'n'"} + i, [event(i)], 'no_stream')))
+          .then(() => ${close ? "store.close().then(() => console.log('closed'))" : "console.log('left open')"});
+      `;
+      const run = (close: boolean) =>
+        new Promise<{ code: number | null; out: string }>((resolve) => {
+          const child = spawn(process.execPath, ['--require', REGISTER_SWC, '-e', script(close)], { stdio: ['ignore', 'pipe', 'inherit'] });
+          let out = '';
+          child.stdout.on('data', (d: Buffer) => (out += d.toString()));
+          const timer = setTimeout(() => child.kill(), 15_000);
+          child.on('exit', (code) => {
+            clearTimeout(timer);
+            resolve({ code, out: out.trim() });
+          });
+        });
+      expect(await run(false)).toEqual({ code: 0, out: 'left open' });
+      expect(await run(true)).toEqual({ code: 0, out: 'closed' });
+      expect(await store.headPosition()).toEqual({ commit: 2000n, prepare: 2000n });
+    }, 40_000);
+
+    it('close() commits the appends already queued', async () => {
+      const closing = new SqliteEventStore({ file: file() });
+      const pending = closing.append('thing-acme:a', [event()], 'no_stream');
+      await closing.close();
+      expect((await pending).nextRevision).toBe(0n);
+      await expect(closing.append('thing-acme:a', [event()], 0n)).rejects.toThrow(/closed/);
+      expect(await store.readStream('thing-acme:a')).toHaveLength(1);
+    });
   });
 
   it('wakes an in-process subscriber on append without waiting for the poll', async () => {

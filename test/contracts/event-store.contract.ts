@@ -3,6 +3,7 @@ import { randomUUID } from 'node:crypto';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import {
+  AppendResult,
   EventMetadata,
   EventStore,
   NewEvent,
@@ -303,6 +304,79 @@ export function describeEventStoreContract(
         expect(await store.headPosition()).toEqual(r.position);
         const [newest] = await store.readAll({ direction: 'backwards', maxCount: 1 });
         expect(newest.position).toEqual(r.position);
+      });
+    });
+
+    // Appends started without awaiting each other, as the api's concurrent commands do. An adapter may
+    // commit them together (SQLite's group commit) but each keeps the semantics of a lone append.
+    describe('concurrent appends', () => {
+      it('50 appends to distinct streams all succeed and read back in position order', async () => {
+        const before = await store.headPosition();
+        const appends = Array.from({ length: 50 }, (_, i) => ({ stream: streamName('fan'), batch: events(1 + (i % 3)) }));
+        const results = await Promise.all(appends.map((a) => store.append(a.stream, a.batch, 'no_stream')));
+
+        for (const [i, a] of appends.entries()) {
+          expect(results[i].nextRevision).toBe(BigInt(a.batch.length - 1));
+          const stored = await store.readStream(a.stream);
+          expect(stored.map((e) => e.id)).toEqual(a.batch.map((e) => e.id));
+          expect(stored[stored.length - 1].position).toEqual(results[i].position);
+        }
+        const mine = new Set(appends.map((a) => a.stream));
+        const all = (await store.readAll({ after: before, maxCount: 1000 })).filter((e) => mine.has(e.streamId));
+        expect(all).toHaveLength(appends.reduce((sum, a) => sum + a.batch.length, 0));
+        for (let i = 1; i < all.length; i++) expect(comparePositions(all[i - 1].position, all[i].position)).toBe(-1);
+        // Each append's events are contiguous in the log and in batch order: appends do not interleave.
+        const byStream = new Map<string, string[]>();
+        for (const e of all) byStream.set(e.streamId, [...(byStream.get(e.streamId) ?? []), e.id]);
+        for (const a of appends) expect(byStream.get(a.stream)).toEqual(a.batch.map((e) => e.id));
+        const streamsInLogOrder = all.map((e) => e.streamId).filter((s, i, xs) => i === 0 || xs[i - 1] !== s);
+        expect(streamsInLogOrder).toHaveLength(appends.length);
+      });
+
+      it('appends to one stream with the same expected revision: exactly one wins, nothing partial', async () => {
+        const s = streamName('contend');
+        await store.append(s, [event()], 'no_stream');
+        const batches = Array.from({ length: 10 }, () => events(3));
+        const results = await Promise.allSettled(batches.map((b) => store.append(s, b, 0n)));
+
+        const won = results.flatMap((r, i) => (r.status === 'fulfilled' ? [i] : []));
+        expect(won).toHaveLength(1);
+        for (const r of results) {
+          if (r.status === 'rejected') {
+            expect(r.reason).toBeInstanceOf(WrongExpectedRevisionError);
+            expect(r.reason).toMatchObject({ streamId: s, expected: 0n, actual: 3n });
+          }
+        }
+        const stored = await store.readStream(s);
+        expect(stored.slice(1).map((e) => e.id)).toEqual(batches[won[0]].map((e) => e.id));
+        expect((results[won[0]] as PromiseFulfilledResult<AppendResult>).value).toEqual({
+          nextRevision: 3n,
+          position: stored[3].position,
+        });
+      });
+
+      it('a conflicting append fails alone: the appends around it are stored', async () => {
+        const [a, b, c] = [streamName('ok'), streamName('conflict'), streamName('ok')];
+        await store.append(b, [event()], 'no_stream');
+        const batches = [events(2), events(2), events(2)];
+        const results = await Promise.allSettled([
+          store.append(a, batches[0], 'no_stream'),
+          store.append(b, batches[1], 'no_stream'),
+          store.append(c, batches[2], 'no_stream'),
+        ]);
+        expect(results.map((r) => r.status)).toEqual(['fulfilled', 'rejected', 'fulfilled']);
+        expect((results[1] as PromiseRejectedResult).reason).toBeInstanceOf(WrongExpectedRevisionError);
+        expect((await store.readStream(a)).map((e) => e.id)).toEqual(batches[0].map((e) => e.id));
+        expect(await store.readStream(b)).toHaveLength(1);
+        expect((await store.readStream(c)).map((e) => e.id)).toEqual(batches[2].map((e) => e.id));
+      });
+
+      it('an append retried while the first attempt is in flight is idempotent', async () => {
+        const s = streamName('retry');
+        const batch = events(2);
+        const [first, retry] = await Promise.all([store.append(s, batch, 'no_stream'), store.append(s, batch, 'no_stream')]);
+        expect(retry).toEqual(first);
+        expect((await store.readStream(s)).map((e) => e.id)).toEqual(batch.map((e) => e.id));
       });
     });
 
