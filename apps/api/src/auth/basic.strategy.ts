@@ -1,17 +1,32 @@
 import { Injectable } from '@nestjs/common';
 import { PassportStrategy } from '@nestjs/passport';
-import { BasicStrategy as PassportBasic } from 'passport-http';
+import { Strategy as CustomStrategy } from 'passport-custom';
 import { CredentialsService } from './credentials.service';
 import type { Principal } from './principal';
 
-/** HTTP Basic with an API key pair (username:secret). */
+/**
+ * HTTP Basic with an API key pair (username:secret). The header is parsed here rather than by
+ * passport-http, whose use of the deprecated `new Buffer()` costs every request a deprecation check.
+ */
 @Injectable()
-export class BasicStrategy extends PassportStrategy(PassportBasic, 'basic') {
+export class BasicStrategy extends PassportStrategy(CustomStrategy, 'basic') {
   constructor(private readonly credentials: CredentialsService) {
     super();
   }
 
-  async validate(username: string, password: string): Promise<Principal | false> {
-    return (await this.credentials.authenticate(username, password)) ?? false;
+  async validate(request: { headers: Record<string, string | string[] | undefined> }): Promise<Principal | false> {
+    const pair = basicCredentials(request.headers.authorization);
+    if (!pair) return false;
+    return (await this.credentials.authenticate(pair.username, pair.password)) ?? false;
   }
+}
+
+export function basicCredentials(header: string | string[] | undefined): { username: string; password: string } | null {
+  if (typeof header !== 'string') return null;
+  const match = /^Basic\s+([A-Za-z0-9+/=_-]+)\s*$/i.exec(header);
+  if (!match) return null;
+  const decoded = Buffer.from(match[1], 'base64').toString('utf8');
+  const colon = decoded.indexOf(':');
+  if (colon <= 0) return null;
+  return { username: decoded.slice(0, colon), password: decoded.slice(colon + 1) };
 }

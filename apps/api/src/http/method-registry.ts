@@ -1,10 +1,10 @@
 import { Injectable } from '@nestjs/common';
 import { plainToInstance } from 'class-transformer';
-import { validate } from 'class-validator';
+import { validate, type ValidationError } from 'class-validator';
 import type { Permission } from '@svc/contracts/roles/permissions';
 import { SPEC_METHODS } from '@svc/contracts/catalog';
 import { DomainError, invalid } from '@svc/domain/shared/domain-error';
-import { toCamelDeep } from '@svc/infrastructure/wire';
+import { camelToSnake, toCamelDeep } from '@svc/infrastructure/wire';
 import type { Principal } from '../auth/principal';
 import { unimplemented } from './errors';
 
@@ -72,15 +72,20 @@ export async function parseRequest<Req extends object>(definition: MethodDefinit
   const camel = toCamelDeep(body, { preserveKeysUnder: definition.preserveKeysUnder }) as Record<string, unknown>;
   const dto = plainToInstance(definition.request, camel, { exposeDefaultValues: true });
   const errors = await validate(dto, { whitelist: false, forbidUnknownValues: false });
-  if (errors.length > 0) {
-    const messages = errors.flatMap((e) => Object.values(e.constraints ?? { [e.property]: `${e.property} is invalid` }));
-    throw invalid(messages.map(snakeMessage).join('; '));
-  }
+  if (errors.length > 0) throw invalid(validationMessages(errors).join('; '));
   return dto;
 }
 
-/** Validation messages name properties in camelCase; the wire speaks snake_case. */
-function snakeMessage(message: string): string {
-  const [first, ...rest] = message.split(' ');
-  return [first.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`), ...rest].join(' ');
+/**
+ * One message per broken rule, naming the field by its snake_case path (`note.display_name must be
+ * a string`): class-validator names the bare camelCase property, nested objects as children.
+ */
+function validationMessages(errors: ValidationError[], prefix = ''): string[] {
+  return errors.flatMap((error) => {
+    const path = prefix ? `${prefix}.${camelToSnake(error.property)}` : camelToSnake(error.property);
+    const own = Object.values(error.constraints ?? {}).map((message) =>
+      message.startsWith(`${error.property} `) ? `${path}${message.slice(error.property.length)}` : `${path}: ${message}`,
+    );
+    return [...own, ...validationMessages(error.children ?? [], path)];
+  });
 }

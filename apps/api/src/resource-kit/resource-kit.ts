@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { CommandBus, QueryBus } from '@nestjs/cqrs';
-import { plainToInstance } from 'class-transformer';
-import { validate } from 'class-validator';
+import { Type } from 'class-transformer';
+import { IsObject, IsOptional, IsString, ValidateNested } from 'class-validator';
 import { randomUUID } from 'node:crypto';
 import { v5 as uuidv5 } from 'uuid';
 import { ListRequest, MutatingRequest, NameRequest } from '@svc/contracts/shared/requests';
@@ -20,9 +20,26 @@ import { MethodRegistry, type MethodDefinition } from '../http/method-registry';
 const GENERATED_ID_NAMESPACE = 'a4f0a5c8-2f7e-4d7b-9a51-3c1e8e0b6d12';
 const OUTPUT_ONLY = ['name', 'createTime', 'updateTime', 'deleteTime'];
 
-/** Request of a method whose body holds the resource under a per-resource key, read dynamically. */
-class ResourceRequest extends MutatingRequest {
-  [key: string]: unknown;
+/** Request of a method whose body holds the resource under a per-resource key (`note`). */
+type ResourceRequest = MutatingRequest & Record<string, unknown>;
+
+/**
+ * The Create or Update request DTO of one resource, declared from its wire description: the resource
+ * object validated as a nested `api.input`, the ID field on create, the mask on update. One
+ * validation pass per request covers envelope and resource.
+ */
+function envelope(api: ResourceApi, method: 'create' | 'update'): new () => ResourceRequest {
+  class Envelope extends MutatingRequest {}
+  const target = Envelope.prototype;
+  const key = api.singular;
+  IsObject({ message: `${key} is required and must be an object` })(target, key);
+  ValidateNested()(target, key);
+  Type(() => api.input)(target, key);
+  if (method === 'create') {
+    IsOptional()(target, api.idField);
+    IsString()(target, api.idField);
+  }
+  return Envelope as new () => ResourceRequest;
 }
 
 /**
@@ -63,18 +80,12 @@ export class ResourceKit {
       );
       return result.state.resource as Resource;
     };
-    const body = async (request: ResourceRequest): Promise<Record<string, unknown>> => {
-      const resource = request[api.singular];
-      if (!resource || typeof resource !== 'object' || Array.isArray(resource)) {
-        throw invalid(`${camelToSnake(api.singular)} is required and must be an object`);
-      }
-      await validateInput(api.input, resource as Record<string, unknown>, camelToSnake(api.singular));
-      return resource as Record<string, unknown>;
-    };
+    // Validated by the envelope; a plain copy for the domain.
+    const body = (request: ResourceRequest): Record<string, unknown> => ({ ...(request[api.singular] as object) });
     const { methods } = api;
     const definitions: MethodDefinition<object>[] = [
-      this.method(api, methods.create, ResourceRequest, true, async ({ principal, request }) => {
-        const resource = await body(request);
+      this.method(api, methods.create, envelope(api, 'create'), true, async ({ principal, request }) => {
+        const resource = body(request);
         const actor = actorOf(principal);
         const id = chooseId(spec, api, request, actor);
         const name = `${spec.collection}/${id}`;
@@ -83,8 +94,8 @@ export class ResourceKit {
       this.method(api, methods.get, NameRequest, false, async ({ principal, request }) => ({
         [api.singular]: await this.queries.execute(new GetDocumentQuery(spec.collection, principal.org, checkName(request.name), noun)),
       })),
-      this.method(api, methods.update, ResourceRequest, true, async ({ principal, request }) => {
-        const resource = await body(request);
+      this.method(api, methods.update, envelope(api, 'update'), true, async ({ principal, request }) => {
+        const resource = body(request);
         const name = checkName(resource.name);
         const scope = parseUpdateMask(request.updateMask as string | string[] | undefined, {
           settable: spec.settable,
@@ -151,10 +162,3 @@ function chooseId(spec: ResourceSpec, api: ResourceApi, request: ResourceRequest
   return request.requestId ? uuidv5(`${actor.org}|${spec.collection}|${request.requestId}`, GENERATED_ID_NAMESPACE) : randomUUID();
 }
 
-export async function validateInput(dto: new () => object, value: Record<string, unknown>, where: string): Promise<void> {
-  const errors = await validate(plainToInstance(dto, value), { forbidUnknownValues: false });
-  if (errors.length > 0) {
-    const messages = errors.flatMap((e) => Object.values(e.constraints ?? {}).map((m) => `${where}.${camelToSnake(m)}`));
-    throw invalid(messages.join('; '));
-  }
-}

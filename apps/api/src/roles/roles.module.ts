@@ -6,7 +6,6 @@ import {
   CreateRoleRequest,
   ListUsersWithPermissionRequest,
   roleFilters,
-  RoleInput,
   roleOrderBy,
   ROLES_SERVICE,
   UpdateRoleRequest,
@@ -22,7 +21,6 @@ import { actorOf, type Principal } from '../auth/principal';
 import { ExecuteCommand } from '../cqrs/execute.command';
 import { GetDocumentQuery, ListDocumentsQuery } from '../cqrs/queries';
 import { MethodRegistry, type MethodDefinition } from '../http/method-registry';
-import { validateInput } from '../resource-kit/resource-kit';
 
 /** The projection serving roles and members (checkpoint name). */
 const ACCESS = 'access';
@@ -49,7 +47,6 @@ export class RolesMethods implements OnModuleInit {
 
     this.registry.register(
       write('CreateRole', CreateRoleRequest, async ({ principal, request }) => {
-        await validateInput(RoleInput, request.role, 'role');
         const generated = !request.roleId;
         const roleId = request.roleId || randomUUID();
         const state = await this.decide(principal, request, {
@@ -57,7 +54,7 @@ export class RolesMethods implements OnModuleInit {
           actor: actorOf(principal),
           roleId,
           generated,
-          role: request.role,
+          role: { ...request.role },
         });
         return { role: state.roles[`roles/${roleId}`] };
       }),
@@ -75,13 +72,12 @@ export class RolesMethods implements OnModuleInit {
         return { roles: page.items, nextPageToken: page.nextPageToken };
       }),
       write('UpdateRole', UpdateRoleRequest, async ({ principal, request }) => {
-        await validateInput(RoleInput, request.role, 'role');
         const name = roleName(request.role.name);
         const scope = parseUpdateMask(request.updateMask, {
           settable: ['displayName', 'description', 'permissions'],
           outputOnly: ['name', 'system', 'isDefault', 'createTime', 'updateTime', 'deleteTime'],
         });
-        const state = await this.decide(principal, request, { type: 'UpdateRole', actor: actorOf(principal), name, role: request.role, scope });
+        const state = await this.decide(principal, request, { type: 'UpdateRole', actor: actorOf(principal), name, role: { ...request.role }, scope });
         return { role: state.roles[name] };
       }),
       write('DeleteRole', NameRequest, async ({ principal, request }) => {

@@ -1,5 +1,5 @@
 import { Type } from 'class-transformer';
-import { ArrayMaxSize, IsArray, IsInt, IsNotEmpty, IsObject, IsOptional, IsString, Matches } from 'class-validator';
+import { ArrayMaxSize, IsArray, IsInt, IsNotEmpty, IsObject, IsOptional, IsString, Matches, ValidateNested } from 'class-validator';
 import type { FilterSchema } from '../shared/resource-api';
 import { MutatingRequest } from '../shared/requests';
 
@@ -14,11 +14,14 @@ export class RoleInput {
 
 export class CreateRoleRequest extends MutatingRequest {
   @IsOptional() @IsString() roleId?: string;
-  @IsObject() role!: Record<string, unknown>;
+  @IsObject({ message: 'role is required and must be an object' }) @ValidateNested() @Type(() => RoleInput) role!: RoleInput;
 }
 
 export class UpdateRoleRequest extends MutatingRequest {
-  @IsObject() role!: Record<string, unknown>;
+  @IsObject({ message: 'role is required and must be an object' })
+  @ValidateNested()
+  @Type(() => RoleInput)
+  role!: RoleInput & { name?: unknown };
   @IsOptional() updateMask?: string | string[];
 }
 

@@ -159,7 +159,7 @@ export class SqliteEventStore implements EventStore {
 
   constructor(options: SqliteEventStoreOptions) {
     this.wakeKey = resolvePath(options.file);
-    this.pollIntervalMs = options.pollIntervalMs ?? 2;
+    this.pollIntervalMs = options.pollIntervalMs ?? 1;
     // `timeout` is SQLite's busy_timeout: a writer waits for another process's lock instead of failing.
     this.db = new Database(options.file, { timeout: options.busyTimeoutMs ?? 5000 });
     this.db.pragma('journal_mode = WAL');
