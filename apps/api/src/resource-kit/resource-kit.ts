@@ -25,14 +25,14 @@ type ResourceRequest = MutatingRequest & Record<string, unknown>;
 
 /**
  * The Create or Update request DTO of one resource, declared from its wire description: the resource
- * object validated as a nested `api.input`, the ID field on create, the mask on update. One
- * validation pass per request covers envelope and resource.
+ * object validated as a nested `api.input` and the ID field on create (update_mask is checked by
+ * parseUpdateMask against the resource's fields). One validation pass covers envelope and resource.
  */
 function envelope(api: ResourceApi, method: 'create' | 'update'): new () => ResourceRequest {
   class Envelope extends MutatingRequest {}
   const target = Envelope.prototype;
   const key = api.singular;
-  IsObject({ message: `${key} is required and must be an object` })(target, key);
+  IsObject({ message: `${camelToSnake(key)} is required and must be an object` })(target, key);
   ValidateNested()(target, key);
   Type(() => api.input)(target, key);
   if (method === 'create') {
