@@ -77,3 +77,15 @@ function deepFreeze<T>(value: T): T {
   }
   return value;
 }
+
+/** Runs `fn`, expects it to throw INVALID_ARGUMENT, and returns the message for further checks. */
+export function invalidMessage(fn: () => unknown): string {
+  try {
+    fn();
+  } catch (e) {
+    expect(e).toBeInstanceOf(DomainError);
+    expect((e as DomainError).code).toBe('INVALID_ARGUMENT');
+    return (e as DomainError).message;
+  }
+  throw new Error('expected an INVALID_ARGUMENT error');
+}

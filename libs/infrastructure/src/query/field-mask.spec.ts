@@ -1,5 +1,5 @@
-import { DomainError } from '@svc/domain/shared/domain-error';
 import { parseUpdateMask, type UpdateMaskSpec } from './field-mask';
+import { invalidMessage } from '@svc/domain/shared/testing';
 
 const spec: UpdateMaskSpec = {
   settable: ['displayName', 'description', 'labels', 'query', 'retention.days', 'retention.mode'],
@@ -8,16 +8,6 @@ const spec: UpdateMaskSpec = {
   objects: ['query'],
 };
 
-function invalidMessage(fn: () => unknown): string {
-  try {
-    fn();
-  } catch (e) {
-    expect(e).toBeInstanceOf(DomainError);
-    expect((e as DomainError).code).toBe('INVALID_ARGUMENT');
-    return (e as DomainError).message;
-  }
-  throw new Error('expected an INVALID_ARGUMENT error');
-}
 
 describe('parseUpdateMask', () => {
   it('distinguishes absent, "*" and explicit masks', () => {

@@ -1,18 +1,8 @@
-import { DomainError } from '@svc/domain/shared/domain-error';
 import { parseOrderBy, toMongoSort } from './order-by';
+import { invalidMessage } from '@svc/domain/shared/testing';
 
 const sortable = { create_time: 'createTime', display_name: 'displayName', update_time: 'updateTime' };
 
-function invalidMessage(fn: () => unknown): string {
-  try {
-    fn();
-  } catch (e) {
-    expect(e).toBeInstanceOf(DomainError);
-    expect((e as DomainError).code).toBe('INVALID_ARGUMENT');
-    return (e as DomainError).message;
-  }
-  throw new Error('expected an INVALID_ARGUMENT error');
-}
 
 describe('parseOrderBy', () => {
   it('parses fields with optional directions and appends name as tiebreaker', () => {

@@ -1,5 +1,4 @@
 import { find, Query } from 'mingo';
-import { DomainError } from '@svc/domain/shared/domain-error';
 import { parseOrderBy, toMongoSort } from './order-by';
 import {
   decodePageToken,
@@ -9,19 +8,10 @@ import {
   queryFingerprint,
   sortKeyValues,
 } from './page-token';
+import { invalidMessage } from '@svc/domain/shared/testing';
 
 type Doc = Record<string, unknown>;
 
-function invalidMessage(fn: () => unknown): string {
-  try {
-    fn();
-  } catch (e) {
-    expect(e).toBeInstanceOf(DomainError);
-    expect((e as DomainError).code).toBe('INVALID_ARGUMENT');
-    return (e as DomainError).message;
-  }
-  throw new Error('expected an INVALID_ARGUMENT error');
-}
 
 describe('page tokens', () => {
   const q = queryFingerprint({ filter: "a = 'x'", orderBy: 'create_time desc', showDeleted: false });
