@@ -1,4 +1,4 @@
-import { Module } from '@nestjs/common';
+import { Global, Module } from '@nestjs/common';
 import { APP_FILTER, APP_GUARD } from '@nestjs/core';
 import { CqrsModule } from '@nestjs/cqrs';
 import { PassportModule } from '@nestjs/passport';
@@ -18,7 +18,6 @@ import { NotesModule } from './notes/notes.module';
 import { StartupModule } from './operator-config/startup.service';
 import { ResourceKit } from './resource-kit/resource-kit';
 import { RolesModule } from './roles/roles.module';
-import { Global } from '@nestjs/common';
 
 /** Shared mechanisms every area module uses: the buses, the method registry, the resource kit. */
 @Global()
