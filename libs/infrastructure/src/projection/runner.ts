@@ -12,6 +12,8 @@ import { batched } from './batched';
 import { type Projection, type ProjectedEvent, resourceNameOf } from './projection';
 
 const BATCH_SIZE = 1000;
+/** Rebuild pages stay small: measured faster than large ones (less garbage per page, warmer caches). */
+const REBUILD_PAGE = 512;
 
 export function toProjected(record: RecordedEvent): ProjectedEvent {
   return {
@@ -158,7 +160,7 @@ export async function rebuildProjection(
   let count = 0;
   try {
     for (;;) {
-      const page = await events.readAll({ after, maxCount: BATCH_SIZE * 4 });
+      const page = await events.readAll({ after, maxCount: REBUILD_PAGE });
       if (page.length === 0) break;
       await apply(page, { checkpoint, collections });
       count += page.length;

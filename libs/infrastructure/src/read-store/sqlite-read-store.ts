@@ -431,7 +431,9 @@ export class SqliteReadStore implements ReadStore {
     const coll = this.state.collections.get(physical);
     if (!coll) return null; // dropped meanwhile: nothing to build
     this.createIndexes(physical, coll);
-    return this.analyze(physical, false);
+    // Sampled: sqlite_stat1 keeps only average rows per index prefix, which a sample estimates well,
+    // and a full scan per index is a tenth of a rebuild's time.
+    return this.analyze(physical, true);
   }
 
   private applyOp(op: WriteOp, grown: Set<string>): void {
