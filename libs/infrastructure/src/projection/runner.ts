@@ -89,7 +89,8 @@ export class ProjectionRunner {
     for (const record of batch) {
       if (record.type.startsWith('$')) continue;
       try {
-        const ops = this.projection.handle(toProjected(record)).map((op) => retarget(op, target.collections));
+        const ops = this.projection.handle(toProjected(record));
+        for (const op of ops) retarget(op, target.collections);
         if (ops.length > 0) perEvent.push({ record, ops });
       } catch (error) {
         await this.park(record, error);
@@ -135,9 +136,10 @@ function identity(names: string[]): Record<string, string> {
   return Object.fromEntries(names.map((n) => [n, n]));
 }
 
-function retarget(op: WriteOp, collections: Record<string, string>): WriteOp {
+/** Points a freshly made operation at the physical collection (in place: a rebuild makes millions). */
+function retarget(op: WriteOp, collections: Record<string, string>): void {
   const physical = collections[op.collection];
-  return physical && physical !== op.collection ? { ...op, collection: physical } : op;
+  if (physical) op.collection = physical;
 }
 
 /** Replays every event into new physical collections, then points the logical names at them. */
