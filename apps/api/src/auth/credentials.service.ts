@@ -1,14 +1,11 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { promisify } from 'node:util';
-import { scrypt, timingSafeEqual } from 'node:crypto';
 import { effectivePermissions } from '@svc/domain/roles/access.decider';
-import { CredentialDigest } from '@svc/infrastructure/auth/secret-hash';
+import { CredentialDigest, verifySecretAsync } from '@svc/infrastructure/auth/secret-hash';
 import { ACCESS_STAMP, docId } from '@svc/infrastructure/projection/projection';
 import type { Doc, ReadStore } from '@svc/infrastructure/read-store/read-store.port';
 import { READ_STORE } from '@svc/infrastructure/nest/tokens';
 import type { Principal } from './principal';
 
-const scryptAsync = promisify(scrypt) as (secret: string, salt: Buffer, length: number, options: object) => Promise<Buffer>;
 const CACHE_TTL_MS = 60_000;
 const CACHE_MAX = 10_000;
 
@@ -47,7 +44,7 @@ export class CredentialsService {
     if (stillVerified && cached.accessPos === accessPos) return cached.principal;
     if (!stillVerified) {
       this.verified.delete(digest);
-      if (!(await verifyScrypt(secret, String(key.secretHash)))) return null;
+      if (!(await verifySecretAsync(secret, String(key.secretHash)))) return null;
     }
     const principal = await this.resolve(org, String(key.principal));
     if (!principal) return null;
@@ -80,16 +77,4 @@ export class CredentialsService {
       roles.map((r) => ({ name: String(r.name), permissions: r.permissions as string[], deleteTime: r.deleteTime as string | undefined })),
     );
   }
-}
-
-async function verifyScrypt(secret: string, stored: string): Promise<boolean> {
-  const [scheme, n, r, p, salt, hash] = stored.split('$');
-  if (scheme !== 'scrypt' || !salt || !hash) return false;
-  const expected = Buffer.from(hash, 'base64url');
-  const actual = await scryptAsync(secret, Buffer.from(salt, 'base64url'), expected.length, {
-    N: Number(n),
-    r: Number(r),
-    p: Number(p),
-  });
-  return timingSafeEqual(actual, expected);
 }

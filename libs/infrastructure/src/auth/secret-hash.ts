@@ -1,4 +1,4 @@
-import { createHmac, randomBytes, scryptSync, timingSafeEqual } from 'node:crypto';
+import { createHmac, randomBytes, scrypt, scryptSync, timingSafeEqual } from 'node:crypto';
 
 /**
  * API key secrets are stored only as a slow, salted scrypt hash (in events and read models);
@@ -15,16 +15,33 @@ export function hashSecret(secret: string): string {
   return `scrypt$${N}$${R}$${P}$${salt.toString('base64url')}$${hash.toString('base64url')}`;
 }
 
-export function verifySecret(secret: string, stored: string): boolean {
+interface StoredHash {
+  salt: Buffer;
+  hash: Buffer;
+  options: { N: number; r: number; p: number };
+}
+
+function parseStored(stored: string): StoredHash | null {
   const [scheme, n, r, p, salt, hash] = stored.split('$');
-  if (scheme !== 'scrypt' || !salt || !hash) return false;
-  const expected = Buffer.from(hash, 'base64url');
-  const actual = scryptSync(secret, Buffer.from(salt, 'base64url'), expected.length, {
-    N: Number(n),
-    r: Number(r),
-    p: Number(p),
-  });
-  return timingSafeEqual(actual, expected);
+  if (scheme !== 'scrypt' || !salt || !hash) return null;
+  return { salt: Buffer.from(salt, 'base64url'), hash: Buffer.from(hash, 'base64url'), options: { N: Number(n), r: Number(r), p: Number(p) } };
+}
+
+export function verifySecret(secret: string, stored: string): boolean {
+  const parsed = parseStored(stored);
+  if (!parsed) return false;
+  return timingSafeEqual(scryptSync(secret, parsed.salt, parsed.hash.length, parsed.options), parsed.hash);
+}
+
+/** The same check off the event loop's thread, for request paths. */
+export function verifySecretAsync(secret: string, stored: string): Promise<boolean> {
+  const parsed = parseStored(stored);
+  if (!parsed) return Promise.resolve(false);
+  return new Promise((resolve, reject) =>
+    scrypt(secret, parsed.salt, parsed.hash.length, parsed.options, (error, actual) =>
+      error ? reject(error) : resolve(timingSafeEqual(actual, parsed.hash)),
+    ),
+  );
 }
 
 /**
