@@ -37,12 +37,47 @@ organizations:
         type: CONNECTION_TYPE_SQLDB
         details: {sqldb: {host: db.internal, port: 5432, database: analytics, username: svc, password: "inline-secret", ssl_mode: require}}
         tools: [{tool: TOOL_SQLDB_QUERY, enabled: true}]
+      - id: metrics
+        display_name: Metrics
+        description: Production Prometheus
+        type: CONNECTION_TYPE_PROMETHEUS
+        details: {prometheus: {url: "https://prometheus.internal", token: "prom-token-secret"}}
+        tools: [{tool: TOOL_PROMQL_QUERY, enabled: true}, {tool: TOOL_PROMQL_QUERY_RANGE, enabled: true}]
+      - id: github
+        display_name: GitHub
+        type: CONNECTION_TYPE_CODEHOST
+        details: {codehost: {provider: local-git, root: ./repos}}
+      - id: slack
+        display_name: Slack
+        type: CONNECTION_TYPE_CHAT
+        details: {chat: {team_id: T001, signing_secret: "chat-signing-secret", bot_channels: [{name: "#ops", id: C001}]}}
+      - id: pagerduty
+        type: CONNECTION_TYPE_PAGER
+    services:
+      - id: checkout
+        display_name: Checkout
+        description: Takes payments for carts
+        state: SERVICE_STATE_ACTIVE
+        dimensions: [{id: region, display_name: Region, source_column: region}, {id: plan, display_name: Plan}]
+      - id: search
+        display_name: Search
+        state: SERVICE_STATE_RECOMMENDED
+        recommendation_confidence: RECOMMENDATION_CONFIDENCE_HIGH
   - id: globex
     display_name: Globex
     members:
       - user: gina
         roles: [admin]
         api_keys: ["gina-key:gina-secret"]
+    connections:
+      - id: ledger
+        display_name: Ledger
+        type: CONNECTION_TYPE_SQLDB
+        details: {sqldb: {host: ledger.internal, port: 5432, database: ledger, username: svc, password: "globex-secret", ssl_mode: require}}
+        tools: [{tool: TOOL_SQLDB_QUERY, enabled: true}]
+    services:
+      - id: billing
+        display_name: Billing
 `;
 
 export interface Credentials {

@@ -1,20 +1,31 @@
-import { Injectable } from '@nestjs/common';
+import { Inject, Injectable } from '@nestjs/common';
 import { CommandBus, QueryBus } from '@nestjs/cqrs';
 import { Type } from 'class-transformer';
 import { IsObject, IsOptional, IsString, ValidateNested } from 'class-validator';
 import { randomUUID } from 'node:crypto';
 import { v5 as uuidv5 } from 'uuid';
-import { ListRequest, MutatingRequest, NameRequest } from '@svc/contracts/shared/requests';
+import { ListRequest, MutatingRequest, NameRequest, OptionalNameRequest } from '@svc/contracts/shared/requests';
 import type { ResourceApi } from '@svc/contracts/shared/resource-api';
-import type { Actor } from '@svc/domain/shared/decider';
+import type { Actor, Decider } from '@svc/domain/shared/decider';
 import { invalid } from '@svc/domain/shared/domain-error';
-import type { Resource, ResourceCommand, ResourceEvent, ResourceSpec, ResourceState } from '@svc/domain/shared/resource';
+import {
+  resourceStreamId,
+  type References,
+  type Resource,
+  type ResourceCommand,
+  type ResourceEvent,
+  type ResourceSpec,
+  type ResourceState,
+} from '@svc/domain/shared/resource';
 import { resourceDecider } from '@svc/domain/shared/resource.decider';
+import { READ_STORE } from '@svc/infrastructure/nest/tokens';
+import { docId } from '@svc/infrastructure/projection/projection';
 import { parseUpdateMask } from '@svc/infrastructure/query';
+import type { ReadStore } from '@svc/infrastructure/read-store/read-store.port';
 import { camelToSnake } from '@svc/infrastructure/wire';
 import { actorOf, type Principal } from '../auth/principal';
 import { ExecuteCommand } from '../cqrs/execute.command';
-import { GetDocumentQuery, ListDocumentsQuery } from '../cqrs/queries';
+import { GetDocumentQuery, ListDocumentsQuery, toResponse } from '../cqrs/queries';
 import { MethodRegistry, type MethodDefinition } from '../http/method-registry';
 
 const GENERATED_ID_NAMESPACE = 'a4f0a5c8-2f7e-4d7b-9a51-3c1e8e0b6d12';
@@ -48,80 +59,82 @@ function envelope(api: ResourceApi, method: 'create' | 'update'): new () => Reso
  */
 @Injectable()
 export class ResourceKit {
+  private readonly deciders = new Map<ResourceSpec, Decider<ResourceState, ResourceCommand, ResourceEvent>>();
+
   constructor(
     private readonly commands: CommandBus,
     private readonly queries: QueryBus,
     private readonly registry: MethodRegistry,
+    @Inject(READ_STORE) private readonly reads: ReadStore,
   ) {}
 
   register(spec: ResourceSpec, api: ResourceApi): void {
-    const decider = resourceDecider(spec);
-    const category = spec.kind.toLowerCase();
-    const noun = api.singular.replace(/[A-Z]/g, (c) => ` ${c.toLowerCase()}`);
-    const nameRule = new RegExp(`^${spec.collection}/[^/]+$`);
-    const checkName = (name: unknown): string => {
-      if (typeof name !== 'string' || !nameRule.test(name)) {
-        throw invalid(`name must look like '${spec.collection}/{${camelToSnake(api.idField)}}', got '${String(name ?? '')}'`);
-      }
-      return name;
-    };
-    const run = async (principal: Principal, request: MutatingRequest, name: string, command: ResourceCommand, create = false) => {
-      const result = await this.commands.execute(
-        new ExecuteCommand<ResourceState, ResourceCommand, ResourceEvent>(
-          {
-            decider,
-            streamId: `${category}-${principal.org}:${name}`,
-            command,
-            context: { actor: command.actor, requestId: request.requestId },
-            create,
-          },
-          spec.collection,
-        ),
-      );
-      return result.state.resource as Resource;
-    };
+    const noun = nounOf(api);
+    const checkName = nameChecker(spec, api);
+    const run = (principal: Principal, request: MutatingRequest, name: string, command: ResourceCommand, create = false) =>
+      this.execute(spec, principal, request.requestId, name, command, create);
     // Validated by the envelope; a plain copy for the domain.
     const body = (request: ResourceRequest): Record<string, unknown> => ({ ...(request[api.singular] as object) });
     const { methods } = api;
     const definitions: MethodDefinition<object>[] = [
-      this.method(api, methods.create, envelope(api, 'create'), true, async ({ principal, request }) => {
-        const resource = body(request);
-        const actor = actorOf(principal);
-        const id = chooseId(spec, api, request, actor);
-        const name = `${spec.collection}/${id}`;
-        return { [api.singular]: await run(principal, request, name, { type: 'Create', actor, id, resource }, true) };
-      }),
-      this.method(api, methods.get, NameRequest, false, async ({ principal, request }) => ({
-        [api.singular]: await this.queries.execute(new GetDocumentQuery(spec.collection, principal.org, checkName(request.name), noun)),
+      this.method(api, methods.get, api.singleton ? OptionalNameRequest : NameRequest, false, async ({ principal, request }) => ({
+        [api.singular]: await this.queries.execute(
+          new GetDocumentQuery(spec.collection, principal.org, checkName(request.name || api.singleton), noun),
+        ),
       })),
-      this.method(api, methods.update, envelope(api, 'update'), true, async ({ principal, request }) => {
-        const resource = body(request);
-        const name = checkName(resource.name);
-        const scope = parseUpdateMask(request.updateMask as string | string[] | undefined, {
-          settable: spec.settable,
-          outputOnly: OUTPUT_ONLY,
-          maps: api.preserveKeysUnder?.map((p) => p.split('.').slice(1).join('.')).filter(Boolean),
-        });
-        if (api.maskRequired && scope === 'all-provided') throw invalid('update_mask is required and must name at least one field');
-        const actor = actorOf(principal);
-        return { [api.singular]: await run(principal, request, name, { type: 'Update', actor, name, resource, scope }) };
-      }),
-      this.method(api, methods.delete, NameRequest, true, async ({ principal, request }) => {
-        const name = checkName(request.name);
-        await run(principal, request, name, { type: 'Delete', actor: actorOf(principal), name });
-        return {};
-      }),
-      this.method(api, methods.list, ListRequest, false, async ({ principal, request }) => {
-        const page = await this.queries.execute(
-          new ListDocumentsQuery(
-            { collection: spec.collection, filters: api.filters, orderBy: api.orderBy, defaultOrder: api.defaultOrder, softDelete: true },
-            principal.org,
-            request,
-          ),
-        );
-        return { [api.plural]: page.items, nextPageToken: page.nextPageToken };
-      }),
     ];
+    if (methods.create) {
+      definitions.push(
+        this.method(api, methods.create, envelope(api, 'create'), true, async ({ principal, request }) => {
+          const resource = body(request);
+          const actor = actorOf(principal);
+          const id = chooseId(spec, api, request, actor);
+          const name = `${spec.collection}/${id}`;
+          const refs = await this.lookUp(spec, principal.org, resource);
+          return { [api.singular]: await run(principal, request, name, { type: 'Create', actor, id, resource, refs }, true) };
+        }),
+      );
+    }
+    if (methods.update) {
+      definitions.push(
+        this.method(api, methods.update, envelope(api, 'update'), true, async ({ principal, request }) => {
+          const resource = body(request);
+          const name = checkName(resource.name);
+          const scope = parseUpdateMask(request.updateMask as string | string[] | undefined, {
+            settable: spec.settable,
+            outputOnly: OUTPUT_ONLY,
+            maps: api.preserveKeysUnder?.map((p) => p.split('.').slice(1).join('.')).filter(Boolean),
+          });
+          if (api.maskRequired && scope === 'all-provided') throw invalid('update_mask is required and must name at least one field');
+          const actor = actorOf(principal);
+          const refs = await this.lookUp(spec, principal.org, resource);
+          return { [api.singular]: await run(principal, request, name, { type: 'Update', actor, name, resource, scope, refs }) };
+        }),
+      );
+    }
+    if (methods.delete) {
+      definitions.push(
+        this.method(api, methods.delete, NameRequest, true, async ({ principal, request }) => {
+          const name = checkName(request.name);
+          await run(principal, request, name, { type: 'Delete', actor: actorOf(principal), name });
+          return {};
+        }),
+      );
+    }
+    if (methods.list) {
+      definitions.push(
+        this.method(api, methods.list, ListRequest, false, async ({ principal, request }) => {
+          const page = await this.queries.execute(
+            new ListDocumentsQuery(
+              { collection: spec.collection, filters: api.filters, orderBy: api.orderBy, defaultOrder: api.defaultOrder, softDelete: true },
+              principal.org,
+              request,
+            ),
+          );
+          return { [api.plural]: page.items, nextPageToken: page.nextPageToken };
+        }),
+      );
+    }
     if (methods.undelete) {
       definitions.push(
         this.method(api, methods.undelete, NameRequest, true, async ({ principal, request }) => {
@@ -131,6 +144,77 @@ export class ResourceKit {
       );
     }
     this.registry.register(...definitions);
+  }
+
+  /**
+   * An area command beyond CRUD on one resource (`UpdateDeploymentStatus`): the request DTO is
+   * validated like any other; `toAction` names the resource and the action's input; the answer is
+   * the resource after the action, under the resource's key.
+   */
+  action<Req extends MutatingRequest>(
+    spec: ResourceSpec,
+    api: ResourceApi,
+    definition: {
+      method: string;
+      action: string;
+      request: new () => Req;
+      toAction(request: Req): { name: string; input: Record<string, unknown> };
+    },
+  ): void {
+    const checkName = nameChecker(spec, api);
+    this.registry.register(
+      this.method(api, definition.method, definition.request, true, async ({ principal, request }) => {
+        const { name, input } = definition.toAction(request as Req);
+        const command: ResourceCommand = { type: 'Act', action: definition.action, actor: actorOf(principal), name: checkName(name), input };
+        return { [api.singular]: await this.execute(spec, principal, (request as Req).requestId, name, command) };
+      }),
+    );
+  }
+
+  /**
+   * Runs one command of the generic decider against the resource's stream and answers with the
+   * resource once the read model has it (areas with extra steps, such as a uniqueness claim, call this).
+   */
+  async execute(
+    spec: ResourceSpec,
+    principal: Principal,
+    requestId: string | undefined,
+    name: string,
+    command: ResourceCommand,
+    create = false,
+  ): Promise<Resource> {
+    const result = await this.commands.execute(
+      new ExecuteCommand<ResourceState, ResourceCommand, ResourceEvent>(
+        {
+          decider: this.decider(spec),
+          streamId: resourceStreamId(spec, principal.org, name),
+          command,
+          context: { actor: command.actor, requestId },
+          create,
+        },
+        spec.collection,
+      ),
+    );
+    return result.state.resource as Resource;
+  }
+
+  /** The resources a request body refers to, read from their read models (null when missing). */
+  async lookUp(spec: ResourceSpec, org: string, resource: Record<string, unknown>): Promise<References> {
+    const names = [...new Set(spec.references?.(resource) ?? [])];
+    const found = await Promise.all(
+      names.map(async (name) => {
+        const collection = name.slice(0, name.indexOf('/'));
+        const doc = collection ? await this.reads.collection(collection).findOne({ _id: docId(org, name) }) : null;
+        return [name, doc ? (toResponse(doc) as Resource) : null] as const;
+      }),
+    );
+    return new Map(found);
+  }
+
+  private decider(spec: ResourceSpec) {
+    let decider = this.deciders.get(spec);
+    if (!decider) this.deciders.set(spec, (decider = resourceDecider(spec)));
+    return decider;
   }
 
   private method<Req extends object>(
@@ -149,6 +233,22 @@ export class ResourceKit {
       handle,
     } as MethodDefinition<object>;
   }
+}
+
+/** `known issue`, for messages. */
+function nounOf(api: ResourceApi): string {
+  return api.singular.replace(/[A-Z]/g, (c) => ` ${c.toLowerCase()}`);
+}
+
+/** Requests name resources of this collection only: `notes/{note_id}`. */
+function nameChecker(spec: ResourceSpec, api: ResourceApi): (name: unknown) => string {
+  const nameRule = new RegExp(`^${spec.collection}/[^/]+$`);
+  return (name) => {
+    if (typeof name !== 'string' || !nameRule.test(name)) {
+      throw invalid(`name must look like '${spec.collection}/{${camelToSnake(api.idField)}}', got '${String(name ?? '')}'`);
+    }
+    return name;
+  };
 }
 
 /** A client-chosen ID, or one generated (deterministically from request_id, so a retry names the same resource). */

@@ -14,6 +14,11 @@ export class NameRequest extends MutatingRequest {
   @IsString() @IsNotEmpty() name!: string;
 }
 
+/** Get of a singleton: the body may be empty (the name defaults to the singleton's). */
+export class OptionalNameRequest extends MutatingRequest {
+  @IsOptional() @IsString() name?: string;
+}
+
 export class CreateRequest extends MutatingRequest {
   /** Filled per resource from ResourceApi.idField (e.g. noteId); read dynamically. */
   [key: string]: unknown;

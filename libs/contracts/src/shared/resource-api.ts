@@ -33,14 +33,17 @@ export interface ResourceApi {
   idField: string;
   /** class-validator DTO of the settable fields (camelCase properties). */
   input: new () => object;
+  /** RPC method names; a resource without one of them (a singleton, a read-only one) leaves it out. */
   methods: {
-    create: string;
     get: string;
-    update: string;
-    delete: string;
-    list: string;
+    create?: string;
+    update?: string;
+    delete?: string;
+    list?: string;
     undelete?: string;
   };
+  /** Name Get falls back to when the request names none (the singleton `issue-notification-policies/default`). */
+  singleton?: string;
   filters: FilterSchema;
   /** snake_case order_by field to document path. `name` is always added as the tiebreaker. */
   orderBy: Record<string, string>;

@@ -221,3 +221,110 @@ describe('applyResourceEvent', () => {
     expect(() => applyResourceEvent(null, deleted)).toThrow(/never created/);
   });
 });
+
+describe('resource kit extensions', () => {
+  const created: ResourceEvent = { type: 'WidgetCreated', data: { resource: w1 } };
+
+  describe('references', () => {
+    const linked = resourceDecider({
+      ...widgetSpec,
+      settable: [...widgetSpec.settable, 'tags'],
+      references: (r) => (Array.isArray(r.tags) ? (r.tags as string[]) : []),
+    });
+    const tag = (name: string, extra: Record<string, unknown> = {}): Resource => ({ name, ...extra });
+
+    it('accepts references that exist and are live', () => {
+      const refs = new Map([['tags/a', tag('tags/a')]]);
+      given(linked).when({ ...create('w1', { tags: ['tags/a'] }), refs } as ResourceCommand).thenState((state) => {
+        expect(state.resource?.tags).toEqual(['tags/a']);
+      });
+    });
+
+    it('refuses a missing or soft-deleted reference with INVALID_ARGUMENT naming it', () => {
+      given(linked).when({ ...create('w1', { tags: ['tags/none'] }), refs: new Map() } as ResourceCommand).thenFails('INVALID_ARGUMENT', /tags\/none/);
+      const refs = new Map([['tags/old', tag('tags/old', { deleteTime: T0 })]]);
+      given(linked).when({ ...create('w1', { tags: ['tags/old'] }), refs } as ResourceCommand).thenFails('INVALID_ARGUMENT', /tags\/old/);
+    });
+
+    it('does not re-judge references the resource already had', () => {
+      const history: ResourceEvent[] = [{ type: 'WidgetCreated', data: { resource: { ...w1, tags: ['tags/gone'] } } }];
+      // tags/gone has since been deleted; renaming the widget must still work.
+      given(linked, history).when({ ...update({ displayName: 'Renamed' }, 'all-provided'), refs: new Map() } as ResourceCommand).then([
+        { type: 'WidgetUpdated', data: { set: { displayName: 'Renamed' }, unset: [], updateTime: T1 } },
+      ]);
+    });
+  });
+
+  describe('readOnly', () => {
+    const guarded = resourceDecider({ ...widgetSpec, readOnly: (r) => (r.system ? `widget '${r.name}' is a system widget` : undefined) });
+    const system: ResourceEvent = { type: 'WidgetCreated', data: { resource: { ...w1, system: true } } };
+
+    it('refuses update, delete and undelete of a read-only resource with FAILED_PRECONDITION', () => {
+      given(guarded, [system]).when(update({ displayName: 'x' }, 'all-provided')).thenFails('FAILED_PRECONDITION', /system widget/);
+      given(guarded, [system]).when(del()).thenFails('FAILED_PRECONDITION', /system widget/);
+    });
+
+    it('leaves other resources writable', () => {
+      given(guarded, [created]).when(del()).then([{ type: 'WidgetDeleted', data: { deleteTime: T1 } }]);
+    });
+  });
+
+  describe('actions', () => {
+    const resize = resourceDecider({
+      ...widgetSpec,
+      actions: {
+        Resize: (r, input) =>
+          r.size === input.size ? null : { event: 'WidgetResized', set: { size: input.size }, data: { from: r.size } },
+      },
+    });
+    const act = (size: number): ResourceCommand => ({ type: 'Act', action: 'Resize', actor: actorAt(T1), name: 'widgets/w1', input: { size } });
+
+    it('appends the action event with its patch and payload, applied like an update', () => {
+      const [event] = given(resize, [created]).when(act(3)).then([
+        { type: 'WidgetResized', data: { from: 1, set: { size: 3 }, unset: [], updateTime: T1 } },
+      ]);
+      expect(applyResourceEvent(w1, event)).toMatchObject({ size: 3, updateTime: T1 });
+    });
+
+    it('answers nothing when the action changes nothing, and NOT_FOUND on a deleted resource', () => {
+      given(resize, [created]).when(act(1)).thenNothing();
+      given(resize, [created, { type: 'WidgetDeleted', data: { deleteTime: T1 } }]).when(act(3)).thenFails('NOT_FOUND');
+    });
+  });
+
+  describe('sync', () => {
+    const sync = (resource: Record<string, unknown> | null, mode: 'replace' | 'ensure' = 'replace'): ResourceCommand => ({
+      type: 'Sync',
+      actor: actorAt(T1),
+      id: 'svc:w1',
+      resource,
+      mode,
+    });
+    const seeded: Resource = { name: 'widgets/svc:w1', size: 1, displayName: 'One', createTime: T1, updateTime: T1 };
+    const seededEvent: ResourceEvent = { type: 'WidgetCreated', data: { resource: seeded } };
+
+    it('creates a missing resource without applying the client ID rule', () => {
+      given(widgets).when(sync({ displayName: 'One' })).then([seededEvent]);
+    });
+
+    it('changes nothing when the resource already matches, and ensure never edits', () => {
+      given(widgets, [seededEvent]).when(sync({ displayName: 'One', size: 1 })).thenNothing();
+      given(widgets, [seededEvent]).when(sync({ displayName: 'Other' }, 'ensure')).thenNothing();
+    });
+
+    it('updates changed fields and clears fields no longer given', () => {
+      given(widgets, [seededEvent]).when(sync({ size: 2 })).then([
+        { type: 'WidgetUpdated', data: { set: { size: 2 }, unset: ['displayName'], updateTime: T1 } },
+      ]);
+    });
+
+    it('deletes a resource no longer wanted and undeletes it when it returns', () => {
+      const deleted: ResourceEvent = { type: 'WidgetDeleted', data: { deleteTime: T1 } };
+      given(widgets, [seededEvent]).when(sync(null)).then([deleted]);
+      given(widgets, [seededEvent, deleted]).when(sync(null)).thenNothing();
+      given(widgets, [seededEvent, deleted]).when(sync({ displayName: 'One', size: 1 })).then([
+        { type: 'WidgetUndeleted', data: { updateTime: T1 } },
+      ]);
+    });
+  });
+});

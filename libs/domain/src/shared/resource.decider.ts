@@ -7,25 +7,37 @@ import { DomainError, alreadyExists, failedPrecondition, invalid, notFound } fro
 import {
   deepEqual,
   getPath,
+  isPlainObject,
   isPresent,
   isValidPath,
   setPath,
   unsetPath,
   type JsonObject,
 } from './json-path';
-import type { Resource, ResourceCommand, ResourceEvent, ResourceSpec, ResourceState, UpdateScope } from './resource';
+import type {
+  PatchData,
+  References,
+  Resource,
+  ResourceCommand,
+  ResourceEvent,
+  ResourceSpec,
+  ResourceState,
+  UpdateScope,
+} from './resource';
 
-type Created = Extract<ResourceEvent, { type: `${string}Created` }>;
-type Updated = Extract<ResourceEvent, { type: `${string}Updated` }>;
-type Deleted = Extract<ResourceEvent, { type: `${string}Deleted` }>;
-type Undeleted = Extract<ResourceEvent, { type: `${string}Undeleted` }>;
+type Created = { type: string; data: { resource: Resource } };
+type Patch = { type: string; data: PatchData };
+type Deleted = { type: string; data: { deleteTime: string } };
+type Undeleted = { type: string; data: { updateTime: string } };
 
-// Event types are `${kind}<Suffix>`; the projector does not know the kind, so recognise them by suffix.
+// Event types are `${kind}<Suffix>`; the projector does not know the kind, so recognise them by suffix,
+// and patch events (`${kind}Updated` and area actions such as `DeploymentStatusChanged`) by their `set`.
 // ('NoteUndeleted' does not end with 'Deleted': the suffix match is case-sensitive.)
 const isCreated = (event: ResourceEvent): event is Created => event.type.endsWith('Created');
-const isUpdated = (event: ResourceEvent): event is Updated => event.type.endsWith('Updated');
+const isPatch = (event: ResourceEvent): event is Patch => isPlainObject((event.data as Partial<PatchData>).set);
 const isDeleted = (event: ResourceEvent): event is Deleted => event.type.endsWith('Deleted');
 const isUndeleted = (event: ResourceEvent): event is Undeleted => event.type.endsWith('Undeleted');
+const RESERVED_SUFFIX = /(Created|Deleted|Undeleted)$/;
 
 /**
  * Folds one resource event onto a resource. The aggregate's evolve and the read-model projector both use
@@ -36,7 +48,7 @@ export function applyResourceEvent(resource: Resource | null, event: ResourceEve
   if (isCreated(event)) return event.data.resource;
   // A corrupt stream is a bug, not a user error: throwing lets the projector park the event.
   if (resource === null) throw new Error(`${event.type} applied to a resource that was never created`);
-  if (isUpdated(event)) {
+  if (isPatch(event)) {
     let next = resource;
     for (const [path, value] of Object.entries(event.data.set)) next = setPath(next, path, value);
     for (const path of event.data.unset) next = unsetPath(next, path);
@@ -54,7 +66,23 @@ export function resourceDecider(spec: ResourceSpec): Decider<ResourceState, Reso
   const live = (state: ResourceState, name: string): Resource => {
     // AIP-135: a soft-deleted resource cannot be updated or deleted again; it reads as not found.
     if (state.resource === null || state.deleted) throw notFound(`${label} '${name}' not found`);
-    return state.resource;
+    return writable(state.resource);
+  };
+  const writable = (resource: Resource): Resource => {
+    const why = spec.readOnly?.(resource);
+    if (why) throw failedPrecondition(why);
+    return resource;
+  };
+
+  /** Every name newly referenced must exist and be live; unchanged references are not re-judged. */
+  const checkReferences = (resource: Resource, previous: Resource | undefined, refs: References = new Map()) => {
+    if (!spec.references) return;
+    const before = new Set(previous ? spec.references(previous) : []);
+    for (const name of spec.references(resource)) {
+      if (before.has(name)) continue;
+      const target = refs.get(name);
+      if (!target || target.deleteTime !== undefined) throw invalid(`${label} '${resource.name}' refers to '${name}', which does not exist`);
+    }
   };
 
   function create(command: Extract<ResourceCommand, { type: 'Create' }>, state: ResourceState): ResourceEvent[] {
@@ -72,7 +100,9 @@ export function resourceDecider(spec: ResourceSpec): Decider<ResourceState, Reso
     }
     let resource: Resource = { ...spec.defaults, ...provided, name, createTime: actor.now, updateTime: actor.now };
     if (spec.onCreate) resource = spec.onCreate(resource, actor);
-    spec.validate?.(resource, { actor });
+    const refs = command.refs ?? new Map();
+    checkReferences(resource, undefined, refs);
+    spec.validate?.(resource, { actor, refs });
     return [{ type: `${spec.kind}Created`, data: { resource } }];
   }
 
@@ -96,8 +126,47 @@ export function resourceDecider(spec: ResourceSpec): Decider<ResourceState, Reso
     const event: ResourceEvent = { type: `${spec.kind}Updated`, data: { set, unset, updateTime: actor.now } };
     // Validate exactly what evolve (and the projector) will store.
     const merged = applyResourceEvent(previous, event);
-    if (merged !== null) spec.validate?.(merged, { actor, previous });
+    if (merged !== null) {
+      const refs = command.refs ?? new Map();
+      checkReferences(merged, previous, refs);
+      spec.validate?.(merged, { actor, previous, refs });
+    }
     return [event];
+  }
+
+  function act(command: Extract<ResourceCommand, { type: 'Act' }>, state: ResourceState): ResourceEvent[] {
+    const rule = spec.actions?.[command.action];
+    if (!rule) throw new Error(`${spec.kind} has no action '${command.action}'`);
+    const resource = live(state, command.name);
+    const outcome = rule(resource, command.input, command.actor);
+    if (outcome === null) return [];
+    if (RESERVED_SUFFIX.test(outcome.event)) throw new Error(`action event ${outcome.event} must not look like a lifecycle event`);
+    return [{ type: outcome.event, data: { ...outcome.data, set: outcome.set, unset: outcome.unset ?? [], updateTime: command.actor.now } }];
+  }
+
+  /** Brings the stream in line with the desired resource (operator configuration, service seeds). */
+  function sync(command: Extract<ResourceCommand, { type: 'Sync' }>, state: ResourceState): ResourceEvent[] {
+    const { actor, id, resource: desired } = command;
+    const name = `${spec.collection}/${id}`;
+    const current = state.resource;
+    if (desired === null) {
+      return current === null || state.deleted ? [] : [{ type: `${spec.kind}Deleted`, data: { deleteTime: actor.now } }];
+    }
+    if (current === null) {
+      const resource: Resource = { ...spec.defaults, ...desired, name, createTime: actor.now, updateTime: actor.now };
+      return [{ type: `${spec.kind}Created`, data: { resource } }];
+    }
+    if (command.mode === 'ensure') return [];
+    const events: ResourceEvent[] = [];
+    if (state.deleted) events.push({ type: `${spec.kind}Undeleted`, data: { updateTime: actor.now } });
+    const set: JsonObject = {};
+    const unset: string[] = [];
+    for (const [field, value] of Object.entries(desired)) if (!deepEqual(value, current[field])) set[field] = value;
+    for (const field of spec.settable) if (current[field] !== undefined && !Object.hasOwn(desired, field)) unset.push(field);
+    if (Object.keys(set).length > 0 || unset.length > 0) {
+      events.push({ type: `${spec.kind}Updated`, data: { set, unset, updateTime: actor.now } });
+    }
+    return events;
   }
 
   /** The mutable paths an update touches; immutable, output-only and unknown fields are ignored. */
@@ -128,8 +197,13 @@ export function resourceDecider(spec: ResourceSpec): Decider<ResourceState, Reso
         }
         if (state.resource === null) throw notFound(`${label} '${command.name}' not found`);
         if (!state.deleted) throw failedPrecondition(`${label} '${command.name}' is not deleted`);
+        writable(state.resource);
         return [{ type: `${spec.kind}Undeleted`, data: { updateTime: command.actor.now } }];
       }
+      case 'Act':
+        return act(command, state);
+      case 'Sync':
+        return sync(command, state);
       default:
         return assertNever(command);
     }

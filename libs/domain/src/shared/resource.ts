@@ -4,12 +4,37 @@
  * rules that only that area has plug in through its hooks.
  */
 import type { Actor } from './decider';
+import type { JsonObject } from './json-path';
 
 /** A resource in its response shape (lowerCamelCase), e.g. { name, displayName, createTime, ... }. */
 export type Resource = Record<string, unknown> & { name: string };
 
 /** Which fields an update touches: every settable field, only those present in the body, or a list. */
 export type UpdateScope = 'all' | 'all-provided' | { paths: string[] };
+
+/**
+ * Other resources a command refers to (`tags/x`, `connections/y`), looked up by the handler before
+ * deciding: the stored resource, or null when it does not exist. Deciders stay pure; the facts
+ * arrive in the command.
+ */
+export type References = ReadonlyMap<string, Resource | null>;
+
+export interface ValidationContext {
+  actor: Actor;
+  /** The resource before this update (absent on create). */
+  previous?: Resource;
+  refs: References;
+}
+
+/**
+ * An area-specific command on one live resource (e.g. a deployment's status change): it answers with
+ * the event type and the patch that event applies, plus any payload the event carries for changelogs.
+ */
+export type ResourceAction = (
+  resource: Resource,
+  input: JsonObject,
+  actor: Actor,
+) => { event: string; set: JsonObject; unset?: string[]; data?: JsonObject } | null;
 
 export interface ResourceSpec {
   /** PascalCase kind; events are `${kind}Created`, `${kind}Updated`, `${kind}Deleted`, `${kind}Undeleted`. */
@@ -29,25 +54,61 @@ export interface ResourceSpec {
   defaults?: Record<string, unknown>;
   /** Supports UndeleteX. */
   undeletable: boolean;
+  /**
+   * Names of other resources this one refers to. Each newly referenced name must exist and be live
+   * (checked by the kit before `validate`, which gets the looked-up resources for finer rules).
+   */
+  references?(resource: JsonObject): string[];
   /** Area rules: validate the resource about to be stored (throw DomainError). */
-  validate?(resource: Resource, context: { actor: Actor; previous?: Resource }): void;
+  validate?(resource: Resource, context: ValidationContext): void;
   /** Area rules: fields the server sets on create (e.g. createdBy, an initial status). */
   onCreate?(resource: Resource, actor: Actor): Resource;
+  /**
+   * Resources the API may not change (system tags, config-seeded entries): returns why, and Update,
+   * Delete and Undelete answer FAILED_PRECONDITION with that message.
+   */
+  readOnly?(resource: Resource): string | undefined;
+  /** Area commands beyond CRUD, by action name; their events carry a patch like `${kind}Updated`. */
+  actions?: Record<string, ResourceAction>;
 }
 
 export type ResourceCommand =
-  | { type: 'Create'; actor: Actor; id: string; resource: Record<string, unknown> }
-  | { type: 'Update'; actor: Actor; name: string; resource: Record<string, unknown>; scope: UpdateScope }
+  | { type: 'Create'; actor: Actor; id: string; resource: JsonObject; refs?: References }
+  | { type: 'Update'; actor: Actor; name: string; resource: JsonObject; scope: UpdateScope; refs?: References }
   | { type: 'Delete'; actor: Actor; name: string }
-  | { type: 'Undelete'; actor: Actor; name: string };
+  | { type: 'Undelete'; actor: Actor; name: string }
+  | { type: 'Act'; action: string; actor: Actor; name: string; input: JsonObject }
+  /**
+   * Makes the resource match what the service or the operator configuration says it is: created,
+   * updated, deleted (`resource: null`) or undeleted as needed; nothing when it already matches.
+   * `ensure` only creates a missing resource (a singleton users may then edit). Bypasses the ID rule
+   * and readOnly, which guard the API, not the operator.
+   */
+  | { type: 'Sync'; actor: Actor; id: string; resource: JsonObject | null; mode: 'replace' | 'ensure' };
 
 export interface ResourceState {
   resource: Resource | null;
   deleted: boolean;
 }
 
-export type ResourceEvent =
-  | { type: `${string}Created`; data: { resource: Resource } }
-  | { type: `${string}Updated`; data: { set: Record<string, unknown>; unset: string[]; updateTime: string } }
-  | { type: `${string}Deleted`; data: { deleteTime: string } }
-  | { type: `${string}Undeleted`; data: { updateTime: string } };
+/** A patch event: `${kind}Updated`, or an area action's event, which may carry extra payload. */
+export interface PatchData {
+  set: Record<string, unknown>;
+  unset: string[];
+  updateTime: string;
+  [extra: string]: unknown;
+}
+
+/**
+ * `${kind}Created` { resource }, `${kind}Updated` and area actions (a PatchData), `${kind}Deleted`
+ * { deleteTime }, `${kind}Undeleted` { updateTime }.
+ */
+export interface ResourceEvent {
+  type: string;
+  data: { resource: Resource } | PatchData | { deleteTime: string } | { updateTime: string };
+}
+
+/** One stream per resource: `note-acme:notes/n1` (category = lowercase kind, no `-`, for `$ce-note`). */
+export function resourceStreamId(spec: Pick<ResourceSpec, 'kind'>, org: string, name: string): string {
+  return `${spec.kind.toLowerCase()}-${org}:${name}`;
+}

@@ -4,12 +4,15 @@ import { apiKeyDecider, organizationDecider } from '@svc/domain/organizations/or
 import { accessDecider } from '@svc/domain/roles/access.decider';
 import type { Actor, Decider, DomainEvent } from '@svc/domain/shared/decider';
 import { DomainError } from '@svc/domain/shared/domain-error';
+import { resourceStreamId } from '@svc/domain/shared/resource';
+import { resourceDecider } from '@svc/domain/shared/resource.decider';
 import { hashSecret, verifySecret } from '../auth/secret-hash';
 import { CommandExecutor } from '../commands/command-executor';
 import { comparePositions, type Position } from '../event-store/event-store.port';
 import type { ReadStore } from '../read-store/read-store.port';
 import { ConfigError, type ConnectionConfig, type OperatorConfig } from './operator-config';
 import { SecretBox } from './secrets';
+import { SEED_SOURCES } from './seeds';
 
 /** The actor recorded on events that come from the operator configuration. */
 export const CONFIG_ACTOR = 'operator-config';
@@ -80,6 +83,17 @@ export async function applyOperatorConfig(
     for (const connection of org.connections) {
       const configured = toConnection(connection, deps.secrets);
       await run(connectionDecider, `connection-${org.id}:${configured.name}`, { type: 'ConfigureConnection', actor, connection: configured });
+    }
+    for (const source of SEED_SOURCES) {
+      for (const seed of await source(org, deps.reads)) {
+        await run(resourceDecider(seed.spec), resourceStreamId(seed.spec, org.id, `${seed.spec.collection}/${seed.id}`), {
+          type: 'Sync',
+          actor,
+          id: seed.id,
+          resource: seed.resource,
+          mode: seed.mode,
+        });
+      }
     }
   }
   return { position, changes };

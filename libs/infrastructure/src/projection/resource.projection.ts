@@ -1,5 +1,5 @@
 import type { FilterSchema, ResourceApi } from '@svc/contracts/shared/resource-api';
-import type { ResourceSpec } from '@svc/domain/shared/resource';
+import { resourceStreamId, type PatchData, type ResourceSpec } from '@svc/domain/shared/resource';
 import type { WriteOp } from '../read-store/read-store.port';
 import { docId, type Projection, type ProjectedEvent } from './projection';
 
@@ -17,6 +17,8 @@ export function indexedPaths(filters: FilterSchema, orderBy: Record<string, stri
  */
 export function resourceProjection(spec: ResourceSpec, api: ResourceApi): Projection {
   const collection = spec.collection;
+  // Only this kind's streams: 'DeploymentEnvironmentUpdated' must not reach the deployments.
+  const prefix = resourceStreamId(spec, '', '').slice(0, -1);
   const update = (e: ProjectedEvent, ops: Record<string, Record<string, unknown>>, upsert = false): WriteOp[] => [
     { op: 'update', collection, id: docId(e.org, e.resourceName), pos: e.pos, update: ops, upsert },
   ];
@@ -26,18 +28,18 @@ export function resourceProjection(spec: ResourceSpec, api: ResourceApi): Projec
     collections: [collection],
     indexes: { [collection]: indexedPaths(api.filters, api.orderBy) },
     handle(e) {
+      if (!e.record.streamId.startsWith(prefix)) return [];
       const data = e.event.data;
+      if (data.set !== null && typeof data.set === 'object') {
+        // `${kind}Updated` or an area action's event: both carry the patch they apply.
+        const patch = data as unknown as PatchData;
+        const ops: Record<string, Record<string, unknown>> = { $set: { ...patch.set, updateTime: patch.updateTime } };
+        if (patch.unset.length > 0) ops.$unset = Object.fromEntries(patch.unset.map((path) => [path, '']));
+        return update(e, ops);
+      }
       switch (e.event.type) {
         case `${spec.kind}Created`:
           return update(e, { $set: { ...(data.resource as Record<string, unknown>), _org: e.org } }, true);
-        case `${spec.kind}Updated`: {
-          const unset = Object.fromEntries((data.unset as string[]).map((path) => [path, '']));
-          const ops: Record<string, Record<string, unknown>> = {
-            $set: { ...(data.set as Record<string, unknown>), updateTime: data.updateTime },
-          };
-          if (Object.keys(unset).length > 0) ops.$unset = unset;
-          return update(e, ops);
-        }
         case `${spec.kind}Deleted`:
           return update(e, { $set: { deleteTime: data.deleteTime } });
         case `${spec.kind}Undeleted`:
