@@ -60,6 +60,32 @@ describe('wire: errors, routes and casing', () => {
     expectError(await stack.rpc('svc.triggers.v1.TriggersService/CreateTrigger', {}), 501, 'UNIMPLEMENTED');
   });
 
+  it('REST aliases route by the spec\'s path templates; REST-only methods have no RPC form', async () => {
+    const listRepositories = '/v1/codehost-connections:listRepositories';
+    expectError(await stack.request('POST', listRepositories, { body: {} }), 501, 'UNIMPLEMENTED');
+    expectError(await stack.request('GET', listRepositories), 404, 'NOT_FOUND', /not supported/);
+    expectError(await stack.request('GET', '/v1/no-such-collection'), 404, 'NOT_FOUND');
+    expectError(await stack.rpc('svc.connections.v1.IntegrationHelpersService/ListRepositories', {}), 404, 'NOT_FOUND', /POST \/v1/);
+    expectError(await stack.request('POST', listRepositories, { body: {}, as: null }), 401, 'UNAUTHENTICATED');
+  });
+
+  it('every write of a frozen feature is FAILED_PRECONDITION with reason FEATURE_READ_ONLY', async () => {
+    const frozen = [
+      ['POST', '/v1/catalog/services'],
+      ['PATCH', '/v1/catalog/services/checkout'],
+      ['DELETE', '/v1/catalog/services/checkout/dimensions/region'],
+      ['POST', '/v1/catalog/services/checkout:accept'],
+      ['DELETE', '/v2/indicators-v2/latency'],
+    ];
+    for (const [verb, path] of frozen) {
+      const res = await stack.request(verb, path, { body: verb === 'DELETE' ? undefined : {} });
+      expectError(res, 400, 'FAILED_PRECONDITION', /read-only/);
+      expect((res.body as { error: { details: unknown[] } }).error.details).toEqual([
+        { '@type': 'type.googleapis.com/google.rpc.ErrorInfo', reason: 'FEATURE_READ_ONLY', domain: 'svc', metadata: {} },
+      ]);
+    }
+  });
+
   it('missing credentials are UNAUTHENTICATED on every method; health needs none', async () => {
     expectError(await stack.rpc(`${NOTES}/ListNotes`, {}, null), 401, 'UNAUTHENTICATED');
     expect((await stack.request('GET', '/healthz', { as: null })).status).toBe(200);

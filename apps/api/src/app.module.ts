@@ -12,6 +12,7 @@ import { GetDocumentHandler, ListDocumentsHandler } from './cqrs/queries';
 import { HealthModule } from './health/health.controller';
 import { ApiExceptionFilter } from './http/exception.filter';
 import { MethodRegistry } from './http/method-registry';
+import { RestController } from './http/rest.controller';
 import { RpcController } from './http/rpc.controller';
 import { IdentityModule } from './identity/identity.controller';
 import { NotesModule } from './notes/notes.module';
@@ -39,7 +40,7 @@ export function appModule(settings: Settings) {
       RolesModule,
       NotesModule,
     ],
-    controllers: [RpcController],
+    controllers: [RpcController, RestController],
     providers: [
       { provide: APP_GUARD, useClass: ApiAuthGuard },
       { provide: APP_FILTER, useClass: ApiExceptionFilter },

@@ -48,11 +48,21 @@ export class MethodRegistry {
     return [...this.methods.keys()].sort();
   }
 
-  async invoke(service: string, method: string, principal: Principal, body: unknown): Promise<unknown> {
+  /**
+   * Calls a method. `via: 'rpc'` is the `POST /<service>/<method>` route, which does not reach methods
+   * the spec gives only REST paths for (their services are our naming, not the spec's).
+   */
+  async invoke(service: string, method: string, principal: Principal, body: unknown, via: 'rpc' | 'rest' = 'rest'): Promise<unknown> {
+    const spec = SPEC_METHODS.find((m) => m.service === service && m.method === method);
+    if (via === 'rpc' && spec && !spec.rpc) throw new DomainError('NOT_FOUND', `no method ${service}/${method}; use ${spec.rest?.join(' or ')}`);
     const definition = this.methods.get(`${service}/${method}`);
     if (!definition) {
       // A method of the spec not built yet is UNIMPLEMENTED; anything else is an unknown route.
-      if (!SPEC_METHODS.some((m) => m.rpc && m.service === service && m.method === method)) {
+      // Writes of a frozen feature (service catalog, indicators v2) are refused the same way everywhere.
+      if (spec?.frozen) {
+        throw new DomainError('FAILED_PRECONDITION', `${method} is not available: this feature is read-only`, 'FEATURE_READ_ONLY');
+      }
+      if (!spec) {
         throw new DomainError('NOT_FOUND', `no method ${service}/${method}`);
       }
       throw unimplemented(`${service}/${method} is not implemented yet`);

@@ -15,6 +15,6 @@ export class RpcController {
     @CurrentPrincipal() principal: Principal,
     @Body() body: unknown,
   ): Promise<unknown> {
-    return this.registry.invoke(service, method, principal, body);
+    return this.registry.invoke(service, method, principal, body, 'rpc');
   }
 }

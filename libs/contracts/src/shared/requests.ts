@@ -1,4 +1,4 @@
-import { Type } from 'class-transformer';
+import { Transform, Type } from 'class-transformer';
 import { IsBoolean, IsInt, IsNotEmpty, IsObject, IsOptional, IsString } from 'class-validator';
 
 /**
@@ -35,7 +35,8 @@ export class ListRequest {
   @IsOptional() @IsString() orderBy?: string;
   @IsOptional() @Type(() => Number) @IsInt() pageSize?: number;
   @IsOptional() @IsString() pageToken?: string;
-  @IsOptional() @IsBoolean() showDeleted?: boolean;
+  // REST query parameters arrive as strings (`?showDeleted=true`).
+  @IsOptional() @Transform(({ value }) => (value === 'true' ? true : value === 'false' ? false : value)) @IsBoolean() showDeleted?: boolean;
 }
 
 export class ResourceBody {

@@ -1,0 +1,27 @@
+import { All, Controller, HttpCode, Req } from '@nestjs/common';
+import { SPEC_METHODS } from '@svc/contracts/catalog';
+import { DomainError } from '@svc/domain/shared/domain-error';
+import type { FastifyRequest } from 'fastify';
+import { CurrentPrincipal, type Principal } from '../auth/principal';
+import { MethodRegistry } from './method-registry';
+import { RestRouter, restRequest } from './rest-routes';
+
+/** Every REST alias the spec lists (`GET /v1/connections/{connection_id}`, `/v1/catalog/...`). */
+@Controller()
+export class RestController {
+  private readonly router = new RestRouter(SPEC_METHODS);
+
+  constructor(private readonly registry: MethodRegistry) {}
+
+  @All(['v1/*', 'v2/*'])
+  @HttpCode(200)
+  call(@Req() req: FastifyRequest, @CurrentPrincipal() principal: Principal): Promise<unknown> {
+    const path = req.url.split('?')[0];
+    const match = this.router.match(req.method, path);
+    if (!match) {
+      throw new DomainError('NOT_FOUND', this.router.hasPath(path) ? `${req.method} is not supported on ${path}` : `no route ${req.method} ${path}`);
+    }
+    const query = (req.query ?? {}) as Record<string, unknown>;
+    return this.registry.invoke(match.route.service, match.route.method, principal, restRequest(match, query, req.body));
+  }
+}
