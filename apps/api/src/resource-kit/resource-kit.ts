@@ -16,6 +16,7 @@ import {
   type ResourceEvent,
   type ResourceSpec,
   type ResourceState,
+  type UpdateScope,
 } from '@svc/domain/shared/resource';
 import { resourceDecider } from '@svc/domain/shared/resource.decider';
 import { READ_STORE } from '@svc/infrastructure/nest/tokens';
@@ -100,12 +101,7 @@ export class ResourceKit {
         this.method(api, methods.update, envelope(api, 'update'), true, async ({ principal, request }) => {
           const resource = body(request);
           const name = checkName(resource.name);
-          const scope = parseUpdateMask(request.updateMask as string | string[] | undefined, {
-            settable: spec.settable,
-            outputOnly: OUTPUT_ONLY,
-            maps: api.preserveKeysUnder?.map((p) => p.split('.').slice(1).join('.')).filter(Boolean),
-          });
-          if (api.maskRequired && scope === 'all-provided') throw invalid('update_mask is required and must name at least one field');
+          const scope = updateScope(spec, api, request.updateMask as string | string[] | undefined);
           const actor = actorOf(principal);
           const refs = await this.lookUp(spec, principal.org, resource);
           return { [api.singular]: await run(principal, request, name, { type: 'Update', actor, name, resource, scope, refs }) };
@@ -126,7 +122,14 @@ export class ResourceKit {
         this.method(api, methods.list, ListRequest, false, async ({ principal, request }) => {
           const page = await this.queries.execute(
             new ListDocumentsQuery(
-              { collection: spec.collection, filters: api.filters, orderBy: api.orderBy, defaultOrder: api.defaultOrder, softDelete: true },
+              {
+                collection: spec.collection,
+                filters: api.filters,
+                orderBy: api.orderBy,
+                defaultOrder: api.defaultOrder,
+                softDelete: true,
+                nameSortable: api.nameSortable,
+              },
               principal.org,
               request,
             ),
@@ -233,6 +236,18 @@ export class ResourceKit {
       handle,
     } as MethodDefinition<object>;
   }
+}
+
+/** What an update touches, from its update_mask and the resource's wire rules. */
+export function updateScope(spec: ResourceSpec, api: ResourceApi, mask: string | readonly string[] | undefined): UpdateScope {
+  const scope = parseUpdateMask(mask, {
+    settable: spec.settable,
+    outputOnly: [...OUTPUT_ONLY, ...(api.outputOnly ?? [])],
+    maps: api.preserveKeysUnder?.map((p) => p.split('.').slice(1).join('.')).filter(Boolean),
+  });
+  if (api.maskRequired && scope === 'all-provided') throw invalid('update_mask is required and must name at least one field');
+  if (api.maskRequired && scope === 'all') throw invalid("update_mask must name the fields to change; '*' (full replacement) is not supported");
+  return scope;
 }
 
 /** `known issue`, for messages. */
