@@ -44,6 +44,7 @@ function envelope(api: ResourceApi, method: 'create' | 'update'): new () => Reso
   class Envelope extends MutatingRequest {}
   const target = Envelope.prototype;
   const key = api.singular;
+  if (method === 'create' && api.optionalOnCreate) IsOptional()(target, key);
   IsObject({ message: `${camelToSnake(key)} is required and must be an object` })(target, key);
   ValidateNested()(target, key);
   Type(() => api.input)(target, key);
@@ -75,7 +76,7 @@ export class ResourceKit {
     const run = (principal: Principal, request: MutatingRequest, name: string, command: ResourceCommand, create = false) =>
       this.execute(spec, principal, request.requestId, name, command, create);
     // Validated by the envelope; a plain copy for the domain.
-    const body = (request: ResourceRequest): Record<string, unknown> => ({ ...(request[api.singular] as object) });
+    const body = (request: ResourceRequest): Record<string, unknown> => ({ ...(request[api.singular] as object | undefined) });
     const { methods } = api;
     const definitions: MethodDefinition<object>[] = [
       this.method(api, methods.get, api.singleton ? OptionalNameRequest : NameRequest, false, async ({ principal, request }) => ({

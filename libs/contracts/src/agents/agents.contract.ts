@@ -44,6 +44,8 @@ export const agentsApi: ResourceApi = {
   nameSortable: false,
   defaultOrder: 'create_time desc',
   permission: 'AGENTS_WRITE',
+  // Spec: `agent` is optional on CreateAgent; UpdateAgent needs a mask and never replaces the whole agent.
+  optionalOnCreate: true,
   maskRequired: true,
   outputOnly: ['createdBy'],
 };

@@ -52,6 +52,8 @@ export interface ResourceApi {
   defaultOrder: string;
   /** Permission key every write of this resource needs. */
   permission: Permission;
+  /** CreateX accepts a request without the resource object, as an empty one (CreateAgent). */
+  optionalOnCreate?: boolean;
   /** UpdateX refuses a missing or empty update_mask, and `*` (agents: no full replacement). */
   maskRequired?: boolean;
   /**
