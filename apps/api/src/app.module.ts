@@ -19,6 +19,8 @@ import { NotesModule } from './notes/notes.module';
 import { StartupModule } from './operator-config/startup.service';
 import { ResourceKit } from './resource-kit/resource-kit';
 import { RolesModule } from './roles/roles.module';
+import { TagsModule } from './tags/tags.module';
+import { AgentsModule } from './agents/agents.module';
 
 /** Shared mechanisms every area module uses: the buses, the method registry, the resource kit. */
 @Global()
@@ -39,6 +41,8 @@ export function appModule(settings: Settings) {
       IdentityModule,
       RolesModule,
       NotesModule,
+      TagsModule,
+      AgentsModule,
     ],
     controllers: [RpcController, RestController],
     providers: [

@@ -57,6 +57,8 @@ export interface ListSpec {
   /** Resources without soft delete ignore show_deleted. */
   softDelete: boolean;
   maxPageSize?: number;
+  /** false: `name` is only the tiebreaker, not a field the client may order by. */
+  nameSortable?: boolean;
 }
 
 export interface Page {
@@ -87,7 +89,7 @@ export class ListDocumentsHandler implements IQueryHandler<ListDocumentsQuery> {
   async execute({ spec, org, request, scope }: ListDocumentsQuery): Promise<Page> {
     const size = pageSize(request.pageSize, { default: 50, max: spec.maxPageSize ?? 1000 });
     const filter = compileFilter(request.filter ?? '', spec.filters);
-    const keys = parseOrderBy(request.orderBy, spec.orderBy, spec.defaultOrder);
+    const keys = parseOrderBy(request.orderBy, spec.orderBy, spec.defaultOrder, { nameSortable: spec.nameSortable });
     const showDeleted = spec.softDelete && request.showDeleted === true;
     const fingerprint = queryFingerprint({ filter: request.filter ?? '', orderBy: request.orderBy ?? '', showDeleted, extra: JSON.stringify(scope) });
     const conditions: Filter[] = [{ _org: org }, scope, filter];

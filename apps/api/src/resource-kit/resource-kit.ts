@@ -16,6 +16,7 @@ import {
   type ResourceEvent,
   type ResourceSpec,
   type ResourceState,
+  type UpdateScope,
 } from '@svc/domain/shared/resource';
 import { resourceDecider } from '@svc/domain/shared/resource.decider';
 import { READ_STORE } from '@svc/infrastructure/nest/tokens';
@@ -43,6 +44,7 @@ function envelope(api: ResourceApi, method: 'create' | 'update'): new () => Reso
   class Envelope extends MutatingRequest {}
   const target = Envelope.prototype;
   const key = api.singular;
+  if (method === 'create' && api.optionalOnCreate) IsOptional()(target, key);
   IsObject({ message: `${camelToSnake(key)} is required and must be an object` })(target, key);
   ValidateNested()(target, key);
   Type(() => api.input)(target, key);
@@ -74,7 +76,7 @@ export class ResourceKit {
     const run = (principal: Principal, request: MutatingRequest, name: string, command: ResourceCommand, create = false) =>
       this.execute(spec, principal, request.requestId, name, command, create);
     // Validated by the envelope; a plain copy for the domain.
-    const body = (request: ResourceRequest): Record<string, unknown> => ({ ...(request[api.singular] as object) });
+    const body = (request: ResourceRequest): Record<string, unknown> => ({ ...(request[api.singular] as object | undefined) });
     const { methods } = api;
     const definitions: MethodDefinition<object>[] = [
       this.method(api, methods.get, api.singleton ? OptionalNameRequest : NameRequest, false, async ({ principal, request }) => ({
@@ -100,12 +102,7 @@ export class ResourceKit {
         this.method(api, methods.update, envelope(api, 'update'), true, async ({ principal, request }) => {
           const resource = body(request);
           const name = checkName(resource.name);
-          const scope = parseUpdateMask(request.updateMask as string | string[] | undefined, {
-            settable: spec.settable,
-            outputOnly: OUTPUT_ONLY,
-            maps: api.preserveKeysUnder?.map((p) => p.split('.').slice(1).join('.')).filter(Boolean),
-          });
-          if (api.maskRequired && scope === 'all-provided') throw invalid('update_mask is required and must name at least one field');
+          const scope = updateScope(spec, api, request.updateMask as string | string[] | undefined);
           const actor = actorOf(principal);
           const refs = await this.lookUp(spec, principal.org, resource);
           return { [api.singular]: await run(principal, request, name, { type: 'Update', actor, name, resource, scope, refs }) };
@@ -126,7 +123,14 @@ export class ResourceKit {
         this.method(api, methods.list, ListRequest, false, async ({ principal, request }) => {
           const page = await this.queries.execute(
             new ListDocumentsQuery(
-              { collection: spec.collection, filters: api.filters, orderBy: api.orderBy, defaultOrder: api.defaultOrder, softDelete: true },
+              {
+                collection: spec.collection,
+                filters: api.filters,
+                orderBy: api.orderBy,
+                defaultOrder: api.defaultOrder,
+                softDelete: true,
+                nameSortable: api.nameSortable,
+              },
               principal.org,
               request,
             ),
@@ -233,6 +237,18 @@ export class ResourceKit {
       handle,
     } as MethodDefinition<object>;
   }
+}
+
+/** What an update touches, from its update_mask and the resource's wire rules. */
+export function updateScope(spec: ResourceSpec, api: ResourceApi, mask: string | readonly string[] | undefined): UpdateScope {
+  const scope = parseUpdateMask(mask, {
+    settable: spec.settable,
+    outputOnly: [...OUTPUT_ONLY, ...(api.outputOnly ?? [])],
+    maps: api.preserveKeysUnder?.map((p) => p.split('.').slice(1).join('.')).filter(Boolean),
+  });
+  if (api.maskRequired && scope === 'all-provided') throw invalid('update_mask is required and must name at least one field');
+  if (api.maskRequired && scope === 'all') throw invalid("update_mask must name the fields to change; '*' (full replacement) is not supported");
+  return scope;
 }
 
 /** `known issue`, for messages. */

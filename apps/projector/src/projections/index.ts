@@ -3,9 +3,11 @@ import { connectionsProjection } from './connections.projection';
 import { notesProjection } from './notes.projection';
 import { organizationsProjection } from './organizations.projection';
 import { accessProjection } from './roles.projection';
+import { tagsProjection } from './tags.projection';
+import { agentsProjection } from './agents.projection';
 
 /** Every projection the projector runs, each with its own checkpoint. */
-export const PROJECTIONS: readonly Projection[] = [organizationsProjection, accessProjection, connectionsProjection, notesProjection];
+export const PROJECTIONS: readonly Projection[] = [organizationsProjection, accessProjection, connectionsProjection, notesProjection, tagsProjection, agentsProjection];
 
 export function projectionNamed(name: string): Projection {
   const projection = PROJECTIONS.find((p) => p.name === name);

@@ -47,11 +47,20 @@ export interface ResourceApi {
   filters: FilterSchema;
   /** snake_case order_by field to document path. `name` is always added as the tiebreaker. */
   orderBy: Record<string, string>;
+  /** false: clients may order only by the `orderBy` fields, not by `name` (ListAgents). Default true. */
+  nameSortable?: boolean;
   defaultOrder: string;
   /** Permission key every write of this resource needs. */
   permission: Permission;
-  /** UpdateX refuses a missing or empty update_mask (agents). */
+  /** CreateX accepts a request without the resource object, as an empty one (CreateAgent). */
+  optionalOnCreate?: boolean;
+  /** UpdateX refuses a missing or empty update_mask, and `*` (agents: no full replacement). */
   maskRequired?: boolean;
+  /**
+   * camelCase server-set fields beyond name and the times (`system`, `createdBy`): dropped from an
+   * update_mask like the times (AIP-203) instead of answered as unknown.
+   */
+  outputOnly?: readonly string[];
   /** camelCase dotted paths under the resource whose object keys are user data, kept verbatim (labels). */
   preserveKeysUnder?: readonly string[];
 }

@@ -17,9 +17,16 @@ function bindings(resource: JsonObject): ConnectionBinding[] {
   return Array.isArray(resource.connections) ? (resource.connections.filter(isPlainObject) as unknown as ConnectionBinding[]) : [];
 }
 
-/** The connection names a resource binds, for ResourceSpec.references. */
+const CONNECTION_NAME = /^connections\/[^/]+$/;
+
+/**
+ * The connection names a resource binds, for ResourceSpec.references. Malformed names are left out:
+ * checkConnectionBindings refuses them with a message about their form, not their existence.
+ */
 export function boundConnections(resource: JsonObject): string[] {
-  return bindings(resource).map((binding) => binding.name);
+  return bindings(resource)
+    .map((binding) => binding.name)
+    .filter((name) => typeof name === 'string' && CONNECTION_NAME.test(name));
 }
 
 /** Every binding names a connection once and enables only tools of that connection's type. */
@@ -27,7 +34,7 @@ export function checkConnectionBindings(resource: JsonObject, refs: References, 
   const seen = new Set<string>();
   const before = new Map(previous ? bindings(previous).map((b) => [b.name, new Set(b.enabledTools ?? [])]) : []);
   for (const [i, binding] of bindings(resource).entries()) {
-    if (!/^connections\/[^/]+$/.test(binding.name)) {
+    if (typeof binding.name !== 'string' || !CONNECTION_NAME.test(binding.name)) {
       throw invalid(`connections[${i}].name must look like 'connections/{connection_id}', got '${binding.name}'`);
     }
     if (seen.has(binding.name)) throw invalid(`connections[${i}]: '${binding.name}' is bound twice`);

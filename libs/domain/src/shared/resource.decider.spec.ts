@@ -93,6 +93,11 @@ describe('resource decider: create', () => {
     given(widgets).when(create('', {})).thenFails('INVALID_ARGUMENT');
   });
 
+  it('judges the ID before existence, so an ID only seeds may hold is INVALID_ARGUMENT even when taken', () => {
+    const seeded: ResourceEvent = { type: 'WidgetCreated', data: { resource: { ...w1, name: 'widgets/SVC' } } };
+    given(widgets, [seeded]).when(create('SVC', {})).thenFails('INVALID_ARGUMENT', /widget_id/);
+  });
+
   it('validates the resource after onCreate', () => {
     given(widgets).when(create('w1', { size: 0 })).thenFails('INVALID_ARGUMENT', 'size must be at least 1');
   });

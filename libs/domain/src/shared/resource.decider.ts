@@ -88,9 +88,10 @@ export function resourceDecider(spec: ResourceSpec): Decider<ResourceState, Reso
   function create(command: Extract<ResourceCommand, { type: 'Create' }>, state: ResourceState): ResourceEvent[] {
     const { actor, id } = command;
     const name = `${spec.collection}/${id}`;
+    // A malformed ID is refused whatever the stream holds (a seeded `svc:` tag must not answer ALREADY_EXISTS).
+    if (!spec.idPattern.test(id)) throw invalid(`${spec.idRule} (got '${id}')`);
     // The stream outlives a soft delete, so a deleted resource still holds its name.
     if (state.resource !== null) throw alreadyExists(`${label} '${name}' already exists`);
-    if (!spec.idPattern.test(id)) throw invalid(`${spec.idRule} (got '${id}')`);
     const provided: JsonObject = {};
     for (const field of spec.settable) {
       // Unknown and output-only fields are dropped silently (wire convention 5).

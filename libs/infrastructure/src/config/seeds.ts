@@ -7,6 +7,7 @@
 import type { JsonObject } from '@svc/domain/shared/json-path';
 import type { ResourceSpec } from '@svc/domain/shared/resource';
 import type { ReadStore } from '../read-store/read-store.port';
+import { systemTagSeeds } from '../tags/system-tags.seed';
 import type { OrganizationConfig } from './operator-config';
 
 export interface Seed {
@@ -22,4 +23,4 @@ export interface Seed {
 export type SeedSource = (org: OrganizationConfig, reads: ReadStore) => Promise<Seed[]>;
 
 /** Every area's seed source, applied in this order after the organization and its access. */
-export const SEED_SOURCES: readonly SeedSource[] = [];
+export const SEED_SOURCES: readonly SeedSource[] = [systemTagSeeds];

@@ -27,6 +27,14 @@ describe('parseOrderBy', () => {
     expect(parseOrderBy('name, create_time', sortable, '').map((k) => k.field)).toEqual(['name', 'create_time']);
   });
 
+  it('with nameSortable false, refuses an explicit name but still breaks ties by it', () => {
+    expect(parseOrderBy('update_time', sortable, '', { nameSortable: false })).toEqual([
+      { field: 'update_time', path: 'updateTime', direction: 1 },
+      { field: 'name', path: 'name', direction: 1 },
+    ]);
+    expect(() => parseOrderBy('name desc', sortable, '', { nameSortable: false })).toThrow(/unknown field 'name'; sortable fields are: create_time, display_name, update_time/);
+  });
+
   it('accepts camelCase names', () => {
     expect(parseOrderBy('createTime desc,displayName', sortable, '').map((k) => k.field)).toEqual([
       'create_time',

@@ -14,16 +14,18 @@ const toSnake = (s: string) => s.replace(/(?<=[a-z0-9])([A-Z])/g, '_$1').toLower
 
 /**
  * Parses `text` (or `defaultOrder` when blank) against `sortable` (snake_case name → document path;
- * camelCase names are accepted as aliases). `name` is always sortable and is appended ascending as
- * the final tiebreaker unless listed, so the order is total and keyset pagination is stable.
+ * camelCase names are accepted as aliases). `name` is sortable (unless `nameSortable` is false, for
+ * resources whose spec lists their sortable fields) and is always appended ascending as the final
+ * tiebreaker unless listed, so the order is total and keyset pagination is stable.
  */
 export function parseOrderBy(
   text: string | undefined,
   sortable: Record<string, string>,
   defaultOrder: string,
+  options: { nameSortable?: boolean } = {},
 ): SortKey[] {
   const source = text !== undefined && text.trim() !== '' ? text : defaultOrder;
-  const fields: Record<string, string> = { name: 'name', ...sortable };
+  const fields: Record<string, string> = options.nameSortable === false ? { ...sortable } : { name: 'name', ...sortable };
   const keys: SortKey[] = [];
   if (source.trim() !== '') {
     for (const item of source.split(',')) {
@@ -45,7 +47,7 @@ export function parseOrderBy(
       keys.push({ field, path: fields[field], direction });
     }
   }
-  if (!keys.some((k) => k.field === 'name')) keys.push({ field: 'name', path: fields.name, direction: 1 });
+  if (!keys.some((k) => k.field === 'name')) keys.push({ field: 'name', path: fields.name ?? 'name', direction: 1 });
   return keys;
 }
 

@@ -1,0 +1,51 @@
+import { ArrayMaxSize, IsArray, IsOptional, IsString } from 'class-validator';
+import { ConnectionBindings, type ConnectionBindingInput } from '../shared/connection-binding';
+import type { ResourceApi } from '../shared/resource-api';
+
+/** Most tags one agent may carry (ours; the spec gives no limit). */
+export const MAX_AGENT_TAGS = 100;
+
+/** Settable fields of an agent (spec part 2, "Agent"); createdBy is output only. */
+export class AgentInput {
+  @IsOptional() @IsString() title?: string;
+  @IsOptional() @IsString() description?: string;
+  @IsOptional() @IsString() prompt?: string;
+  @ConnectionBindings() connections?: ConnectionBindingInput[];
+  @IsOptional() @IsString() state?: string;
+  @IsOptional() @IsArray() @ArrayMaxSize(MAX_AGENT_TAGS) @IsString({ each: true }) tags?: string[];
+}
+
+export const agentsApi: ResourceApi = {
+  service: 'svc.nxagent.v2.AgentService',
+  singular: 'agent',
+  plural: 'agents',
+  idField: 'agentId',
+  input: AgentInput,
+  methods: {
+    create: 'CreateAgent',
+    get: 'GetAgent',
+    update: 'UpdateAgent',
+    delete: 'DeleteAgent',
+    list: 'ListAgents',
+    undelete: 'UndeleteAgent',
+  },
+  filters: {
+    name: { type: 'string', path: 'name' },
+    title: { type: 'string', path: 'title' },
+    description: { type: 'string', path: 'description', indexed: false },
+    state: { type: 'enum', path: 'state', values: ['AGENT_STATE_ON', 'AGENT_STATE_OFF'] },
+    tags: { type: 'string[]', path: 'tags' },
+    created_by: { type: 'string', path: 'createdBy' },
+    create_time: { type: 'timestamp', path: 'createTime' },
+    update_time: { type: 'timestamp', path: 'updateTime' },
+  },
+  // Spec: ListAgents orders by create_time or update_time only.
+  orderBy: { create_time: 'createTime', update_time: 'updateTime' },
+  nameSortable: false,
+  defaultOrder: 'create_time desc',
+  permission: 'AGENTS_WRITE',
+  // Spec: `agent` is optional on CreateAgent; UpdateAgent needs a mask and never replaces the whole agent.
+  optionalOnCreate: true,
+  maskRequired: true,
+  outputOnly: ['createdBy'],
+};
