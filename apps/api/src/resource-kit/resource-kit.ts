@@ -102,7 +102,7 @@ export class ResourceKit {
           const name = checkName(resource.name);
           const scope = parseUpdateMask(request.updateMask as string | string[] | undefined, {
             settable: spec.settable,
-            outputOnly: OUTPUT_ONLY,
+            outputOnly: [...OUTPUT_ONLY, ...(api.outputOnly ?? [])],
             maps: api.preserveKeysUnder?.map((p) => p.split('.').slice(1).join('.')).filter(Boolean),
           });
           if (api.maskRequired && scope === 'all-provided') throw invalid('update_mask is required and must name at least one field');

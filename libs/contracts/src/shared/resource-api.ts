@@ -50,6 +50,8 @@ export interface ResourceApi {
   defaultOrder: string;
   /** Permission key every write of this resource needs. */
   permission: Permission;
+  /** Server-owned fields beyond name and the times (a state): like them, dropped from an update_mask (AIP-203). */
+  outputOnly?: readonly string[];
   /** UpdateX refuses a missing or empty update_mask (agents). */
   maskRequired?: boolean;
   /** camelCase dotted paths under the resource whose object keys are user data, kept verbatim (labels). */

@@ -94,7 +94,8 @@ describe('operator configuration: applying', () => {
     grown.organizations.push({ id: 'globex', members: [{ user: 'gina', roles: ['admin'], api_keys: ['gina-key:pw'] }] } as never);
     const result = await apply(grown);
     const types = (await events.readAll({ maxCount: 1000 })).slice(-result.changes).map((e) => e.type);
-    expect(types).toEqual(['MemberAdded', 'ApiKeyIssued', 'OrganizationCreated', 'AccessInitialized', 'MemberAdded', 'ApiKeyIssued']);
+    // A new organization also gets the seeds every organization holds (after its access and members).
+    expect(types).toEqual(['MemberAdded', 'ApiKeyIssued', 'OrganizationCreated', 'AccessInitialized', 'MemberAdded', 'ApiKeyIssued', 'IssueNotificationPolicyCreated']);
   });
 });
 
