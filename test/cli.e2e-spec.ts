@@ -1,3 +1,5 @@
+// The projection list pulls in request DTOs, whose decorators need the metadata polyfill the processes load.
+import 'reflect-metadata';
 import { execFile } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
