@@ -180,7 +180,7 @@ describe('operator CLI (npm run svc) against a running stack', () => {
 
   // Last: it stops the stack.
   it('with no projector running, rebuild --all runs in the CLI process and gives the same read models', async () => {
-    const collections = ['organizations', 'apikeys', 'roles', 'members', 'connections', 'notes'];
+    const collections = [...new Set(PROJECTIONS.flatMap((p) => p.collections))];
     const dump = async (): Promise<Record<string, Doc[]>> => {
       const reads = await createReadStore({ SVC_DATA_DIR: stack.dataDir });
       try {

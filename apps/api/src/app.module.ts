@@ -7,6 +7,7 @@ import { InfrastructureModule } from '@svc/infrastructure/nest/infrastructure.mo
 import { ApiAuthGuard } from './auth/auth.guard';
 import { BasicStrategy } from './auth/basic.strategy';
 import { CredentialsService } from './auth/credentials.service';
+import { ConnectionsModule } from './connections/connections.module';
 import { ExecuteCommandHandler } from './cqrs/execute.command';
 import { GetDocumentHandler, ListDocumentsHandler } from './cqrs/queries';
 import { HealthModule } from './health/health.controller';
@@ -16,6 +17,7 @@ import { RestController } from './http/rest.controller';
 import { RpcController } from './http/rpc.controller';
 import { IdentityModule } from './identity/identity.controller';
 import { NotesModule } from './notes/notes.module';
+import { NotificationPolicyModule } from './notificationpolicy/notificationpolicy.module';
 import { StartupModule } from './operator-config/startup.service';
 import { ResourceKit } from './resource-kit/resource-kit';
 import { RolesModule } from './roles/roles.module';
@@ -43,6 +45,8 @@ export function appModule(settings: Settings) {
       NotesModule,
       TagsModule,
       AgentsModule,
+      ConnectionsModule,
+      NotificationPolicyModule,
     ],
     controllers: [RpcController, RestController],
     providers: [

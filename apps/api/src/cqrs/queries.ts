@@ -17,6 +17,7 @@ import {
   toMongoSort,
 } from '@svc/infrastructure/query';
 import { docId } from '@svc/infrastructure/projection/projection';
+import { findInMemory } from '@svc/infrastructure/read-store/in-memory';
 
 /** Strips internal fields (`_id`, `_org`, `_pos`, ...) so a document is exactly the response shape. */
 export function toResponse(doc: Doc): Doc {
@@ -59,6 +60,8 @@ export interface ListSpec {
   maxPageSize?: number;
   /** false: `name` is only the tiebreaker, not a field the client may order by. */
   nameSortable?: boolean;
+  /** A fixed list every organization sees (connection types), listed in memory instead of from `collection`. */
+  constant?: readonly Doc[];
 }
 
 export interface Page {
@@ -92,13 +95,13 @@ export class ListDocumentsHandler implements IQueryHandler<ListDocumentsQuery> {
     const keys = parseOrderBy(request.orderBy, spec.orderBy, spec.defaultOrder, { nameSortable: spec.nameSortable });
     const showDeleted = spec.softDelete && request.showDeleted === true;
     const fingerprint = queryFingerprint({ filter: request.filter ?? '', orderBy: request.orderBy ?? '', showDeleted, extra: JSON.stringify(scope) });
-    const conditions: Filter[] = [{ _org: org }, scope, filter];
+    const conditions: Filter[] = [spec.constant ? {} : { _org: org }, scope, filter];
     if (spec.softDelete && !showDeleted) conditions.push({ deleteTime: { $exists: false } });
     const token = decodePageToken(request.pageToken, fingerprint);
     if (token) conditions.push(keysetFilter(keys, token.after));
-    const docs = await this.reads
-      .collection(spec.collection)
-      .find({ $and: conditions.filter((c) => Object.keys(c).length > 0) }, { sort: toMongoSort(keys), limit: size + 1 });
+    const where = { $and: conditions.filter((c) => Object.keys(c).length > 0) };
+    const options = { sort: toMongoSort(keys), limit: size + 1 };
+    const docs = spec.constant ? findInMemory(spec.constant, where, options) : await this.reads.collection(spec.collection).find(where, options);
     const items = docs.slice(0, size);
     const last = items[items.length - 1];
     const nextPageToken =

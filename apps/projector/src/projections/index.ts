@@ -1,13 +1,22 @@
 import type { Projection } from '@svc/infrastructure/projection/projection';
 import { connectionsProjection } from './connections.projection';
 import { notesProjection } from './notes.projection';
+import { notificationPolicyProjection } from './notificationpolicy.projection';
 import { organizationsProjection } from './organizations.projection';
 import { accessProjection } from './roles.projection';
 import { tagsProjection } from './tags.projection';
 import { agentsProjection } from './agents.projection';
 
 /** Every projection the projector runs, each with its own checkpoint. */
-export const PROJECTIONS: readonly Projection[] = [organizationsProjection, accessProjection, connectionsProjection, notesProjection, tagsProjection, agentsProjection];
+export const PROJECTIONS: readonly Projection[] = [
+  organizationsProjection,
+  accessProjection,
+  connectionsProjection,
+  notesProjection,
+  tagsProjection,
+  agentsProjection,
+  notificationPolicyProjection,
+];
 
 export function projectionNamed(name: string): Projection {
   const projection = PROJECTIONS.find((p) => p.name === name);

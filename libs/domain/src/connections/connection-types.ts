@@ -69,3 +69,8 @@ export const CONNECTION_TYPES: readonly ConnectionType[] = [
 export function toolsOf(connectionType: string): readonly string[] {
   return CONNECTION_TYPES.find((t) => t.type === connectionType)?.availableTools ?? [];
 }
+
+/** ListConnectionTypes answers with these only (spec: "Only user-creatable types are returned"). */
+export function userCreatableConnectionTypes(): Array<Omit<ConnectionType, 'userCreatable'>> {
+  return CONNECTION_TYPES.filter((t) => t.userCreatable).map(({ userCreatable: _, ...record }) => record);
+}

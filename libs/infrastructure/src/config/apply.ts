@@ -11,7 +11,7 @@ import { CommandExecutor } from '../commands/command-executor';
 import { comparePositions, type Position } from '../event-store/event-store.port';
 import type { ReadStore } from '../read-store/read-store.port';
 import { ConfigError, type ConnectionConfig, type OperatorConfig } from './operator-config';
-import { SecretBox } from './secrets';
+import { type SecretBox, sealSecrets } from './secrets';
 import { SEED_SOURCES } from './seeds';
 
 /** The actor recorded on events that come from the operator configuration. */
@@ -106,16 +106,7 @@ function toConnection(c: ConnectionConfig, secrets: SecretBox): Connection {
     displayName: c.displayName,
     description: c.description,
     connectionType: c.type,
-    connectionDetails: sealDeep(c.details, secrets) as Record<string, unknown>,
+    connectionDetails: sealSecrets(c.details, secrets),
     toolConfigurations: c.tools,
   };
-}
-
-function sealDeep(value: unknown, secrets: SecretBox, key = ''): unknown {
-  if (Array.isArray(value)) return value.map((v) => sealDeep(v, secrets));
-  if (value && typeof value === 'object') {
-    return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, sealDeep(v, secrets, k)]));
-  }
-  if (typeof value === 'string' && SecretBox.isSecretField(key)) return secrets.seal(value);
-  return value;
 }

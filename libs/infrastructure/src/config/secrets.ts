@@ -45,21 +45,62 @@ export class SecretBox {
     return `${PREFIX}${iv.toString('base64url')}.${cipher.getAuthTag().toString('base64url')}.${data.toString('base64url')}`;
   }
 
-  /** The clear value of a stored secret, at the moment of use. */
+  /**
+   * The clear value of a stored secret, at the moment of use. An unset environment variable or
+   * ciphertext this key cannot open is a SecretUnavailableError, whose message holds no secret.
+   */
   open(stored: string, env: NodeJS.ProcessEnv = process.env): string {
     const reference = ENV_REFERENCE.exec(stored);
-    if (reference) return env[reference[1]] ?? '';
+    if (reference) {
+      const value = env[reference[1]];
+      if (value === undefined) throw new SecretUnavailableError(`environment variable ${reference[1]} is not set`);
+      return value;
+    }
     if (!stored.startsWith(PREFIX)) return stored;
     const [iv, tag, data] = stored.slice(PREFIX.length).split('.');
-    const decipher = createDecipheriv('aes-256-gcm', this.key, Buffer.from(iv, 'base64url'));
-    decipher.setAuthTag(Buffer.from(tag, 'base64url'));
-    return Buffer.concat([decipher.update(Buffer.from(data, 'base64url')), decipher.final()]).toString('utf8');
+    try {
+      const decipher = createDecipheriv('aes-256-gcm', this.key, Buffer.from(iv ?? '', 'base64url'));
+      decipher.setAuthTag(Buffer.from(tag ?? '', 'base64url'));
+      return Buffer.concat([decipher.update(Buffer.from(data ?? '', 'base64url')), decipher.final()]).toString('utf8');
+    } catch {
+      // Sealed under another key (SVC_ENCRYPTION_KEY changed, or another data directory's key file).
+      throw new SecretUnavailableError('an encrypted secret cannot be decrypted with this server\'s encryption key');
+    }
   }
 
   /** True when a field name holds a secret (password, signing_secret, token, ...). */
   static isSecretField(name: string): boolean {
     return /(password|secret|token|private_?key)$/i.test(name);
   }
+}
+
+/** A stored secret that cannot be opened here; the message names the cause, never a value. */
+export class SecretUnavailableError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'SecretUnavailableError';
+  }
+}
+
+type Transform = (value: string) => string;
+
+/** Applies `transform` to every string held by a secret field (password, token, ...) at any depth. */
+function mapSecretFields(value: unknown, transform: Transform, key = ''): unknown {
+  if (Array.isArray(value)) return value.map((v) => mapSecretFields(v, transform));
+  if (value && typeof value === 'object') {
+    return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, mapSecretFields(v, transform, k)]));
+  }
+  return typeof value === 'string' && SecretBox.isSecretField(key) ? transform(value) : value;
+}
+
+/** Connection details as stored: each secret field sealed (a reference or ciphertext). */
+export function sealSecrets<T>(details: T, box: SecretBox): T {
+  return mapSecretFields(details, (v) => box.seal(v)) as T;
+}
+
+/** Connection details as used: each sealed secret field opened (throws SecretUnavailableError). */
+export function openSecrets<T>(details: T, box: SecretBox, env: NodeJS.ProcessEnv = process.env): T {
+  return mapSecretFields(details, (v) => box.open(v, env)) as T;
 }
 
 /** Resolves `${env:NAME}` in a configuration value (for values that are used, not stored). */

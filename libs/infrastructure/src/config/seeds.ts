@@ -4,6 +4,10 @@
  * Sync command of the resource kit, so seeding is idempotent and every change is an ordinary event
  * of the resource's own stream.
  */
+import {
+  DEFAULT_ISSUE_NOTIFICATION_POLICY,
+  issueNotificationPolicySpec,
+} from '@svc/domain/notificationpolicy/issue-notification-policy.resource';
 import type { JsonObject } from '@svc/domain/shared/json-path';
 import type { ResourceSpec } from '@svc/domain/shared/resource';
 import type { ReadStore } from '../read-store/read-store.port';
@@ -23,4 +27,8 @@ export interface Seed {
 export type SeedSource = (org: OrganizationConfig, reads: ReadStore) => Promise<Seed[]>;
 
 /** Every area's seed source, applied in this order after the organization and its access. */
-export const SEED_SOURCES: readonly SeedSource[] = [systemTagSeeds];
+export const SEED_SOURCES: readonly SeedSource[] = [
+  systemTagSeeds,
+  // The notification policy singleton: created once, then the organization's to edit.
+  async () => [{ spec: issueNotificationPolicySpec, id: 'default', resource: DEFAULT_ISSUE_NOTIFICATION_POLICY, mode: 'ensure' }],
+];

@@ -1,0 +1,123 @@
+import { Inject, Injectable, Module, type OnModuleInit } from '@nestjs/common';
+import { QueryBus } from '@nestjs/cqrs';
+import { CONNECTIONS_SERVICE } from '@svc/contracts/catalog';
+import {
+  CONNECTION_FILTERS,
+  CONNECTION_LIST_FIELDS,
+  CONNECTION_ORDER_BY,
+  CONNECTION_TYPE_FILTERS,
+  CONNECTION_TYPE_ORDER_BY,
+  GetConnectionRequest,
+} from '@svc/contracts/connections/connections.contract';
+import { ListRequest } from '@svc/contracts/shared/requests';
+import { userCreatableConnectionTypes } from '@svc/domain/connections/connection-types';
+import { failedPrecondition } from '@svc/domain/shared/domain-error';
+import type { Settings } from '@svc/infrastructure/config/env';
+import { openSecrets, SecretBox, SecretUnavailableError } from '@svc/infrastructure/config/secrets';
+import { SETTINGS } from '@svc/infrastructure/nest/tokens';
+import type { Doc } from '@svc/infrastructure/read-store/read-store.port';
+import { toCamelDeep } from '@svc/infrastructure/wire';
+import { GetDocumentQuery, ListDocumentsQuery, type ListSpec, type Page } from '../cqrs/queries';
+import { MethodRegistry, type MethodDefinition } from '../http/method-registry';
+
+/** The fields of a connection on Get (spec part 1, "Connection"); the read model also keeps times. */
+const CONNECTION_FIELDS = ['name', 'displayName', 'description', 'connectionType', 'connectionDetails', 'toolConfigurations'];
+
+/** One method with its request type checked; the registry holds them untyped. */
+const method = <Req extends object>(definition: MethodDefinition<Req>) => definition as MethodDefinition<object>;
+
+const pick = (doc: Doc, fields: readonly string[]): Doc =>
+  Object.fromEntries(fields.filter((f) => doc[f] !== undefined).map((f) => [f, doc[f]]));
+
+/**
+ * A connection with its credentials in clear, for GetConnection and for areas that use a connection
+ * (webhook verification, code host reads). The read model holds them sealed; they are opened here,
+ * per use, from the api's own key and environment.
+ */
+@Injectable()
+export class ConnectionCredentials {
+  private readonly box: SecretBox;
+
+  constructor(
+    private readonly queries: QueryBus,
+    @Inject(SETTINGS) settings: Settings,
+  ) {
+    this.box = SecretBox.fromEnvironment(settings.dataDir);
+  }
+
+  /** NOT_FOUND outside the caller's organization; FAILED_PRECONDITION when a secret cannot be opened here. */
+  async resolve(org: string, name: string): Promise<Doc> {
+    const doc = await this.queries.execute(new GetDocumentQuery('connections', org, name, 'connection'));
+    let details: unknown;
+    try {
+      details = openSecrets(doc.connectionDetails ?? {}, this.box);
+    } catch (error) {
+      if (!(error instanceof SecretUnavailableError)) throw error;
+      // The operator can fix this (set the variable, restore the key); the message holds no secret.
+      throw failedPrecondition(`the credentials of connection '${name}' are not available: ${error.message}`, 'CONNECTION_SECRET_UNAVAILABLE');
+    }
+    // The configuration may spell detail keys snake_case (`ssl_mode`); the wire is lowerCamelCase.
+    return pick({ ...doc, connectionDetails: toCamelDeep(details) }, CONNECTION_FIELDS);
+  }
+}
+
+/** svc.connections.v1.ConnectionsService (REST only): reads of the configured connections and the type catalog. */
+@Injectable()
+class ConnectionsMethods implements OnModuleInit {
+  constructor(
+    private readonly registry: MethodRegistry,
+    private readonly queries: QueryBus,
+    private readonly credentials: ConnectionCredentials,
+  ) {}
+
+  onModuleInit(): void {
+    const connections: ListSpec = {
+      collection: 'connections',
+      filters: CONNECTION_FILTERS,
+      orderBy: CONNECTION_ORDER_BY,
+      defaultOrder: 'name',
+      // Connections are never deleted today; show_deleted is accepted as the spec lists it.
+      softDelete: true,
+    };
+    const types: ListSpec = {
+      collection: 'connection-types',
+      filters: CONNECTION_TYPE_FILTERS,
+      orderBy: CONNECTION_TYPE_ORDER_BY,
+      defaultOrder: 'type',
+      softDelete: false,
+      constant: userCreatableConnectionTypes(),
+    };
+    this.registry.register(
+      method<GetConnectionRequest>({
+        service: CONNECTIONS_SERVICE,
+        method: 'GetConnection',
+        request: GetConnectionRequest,
+        handle: async ({ principal, request }) => ({
+          connection: await this.credentials.resolve(principal.org, `connections/${request.connectionId}`),
+        }),
+      }),
+      method<ListRequest>({
+        service: CONNECTIONS_SERVICE,
+        method: 'ListConnections',
+        request: ListRequest,
+        handle: async ({ principal, request }) => {
+          const page = await this.queries.execute<ListDocumentsQuery, Page>(new ListDocumentsQuery(connections, principal.org, request));
+          // Lists never carry details, so no secret (sealed or not) leaves through them.
+          return { connections: page.items.map((doc) => pick(doc, CONNECTION_LIST_FIELDS)), nextPageToken: page.nextPageToken };
+        },
+      }),
+      method<ListRequest>({
+        service: CONNECTIONS_SERVICE,
+        method: 'ListConnectionTypes',
+        request: ListRequest,
+        handle: async ({ principal, request }) => {
+          const page = await this.queries.execute<ListDocumentsQuery, Page>(new ListDocumentsQuery(types, principal.org, request));
+          return { types: page.items, nextPageToken: page.nextPageToken };
+        },
+      }),
+    );
+  }
+}
+
+@Module({ providers: [ConnectionCredentials, ConnectionsMethods], exports: [ConnectionCredentials] })
+export class ConnectionsModule {}

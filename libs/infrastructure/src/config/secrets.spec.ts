@@ -1,0 +1,45 @@
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { openSecrets, SecretBox, SecretUnavailableError, sealSecrets } from './secrets';
+
+describe('sealSecrets / openSecrets', () => {
+  let dir: string;
+  let box: SecretBox;
+  beforeEach(() => {
+    dir = fs.mkdtempSync(path.join(os.tmpdir(), 'secrets-'));
+    box = SecretBox.fromEnvironment(dir, {});
+  });
+  afterEach(() => fs.rmSync(dir, { recursive: true, force: true }));
+
+  const details = {
+    sqldb: { host: 'db', port: 5432, password: 'hunter2', ssl_mode: 'require' },
+    chat: { signingSecret: '${env:CHAT_SECRET}', channels: [{ name: '#ops', token: 'tok-1' }] },
+  };
+
+  it('seals only secret fields, at any depth, and opens them back', () => {
+    const sealed = sealSecrets(details, box);
+    expect(JSON.stringify(sealed)).not.toMatch(/hunter2|tok-1/);
+    expect(sealed.sqldb).toMatchObject({ host: 'db', port: 5432, ssl_mode: 'require', password: expect.stringMatching(/^enc:v1:/) });
+    expect(sealed.chat.signingSecret).toBe('${env:CHAT_SECRET}');
+    expect(openSecrets(sealed, box, { CHAT_SECRET: 'from-env' })).toEqual({
+      ...details,
+      chat: { ...details.chat, signingSecret: 'from-env' },
+    });
+  });
+
+  it('an unset variable or foreign ciphertext is SecretUnavailableError naming the cause, never a value', () => {
+    const sealed = sealSecrets(details, box);
+    expect(() => openSecrets(sealed, box, {})).toThrow(new SecretUnavailableError('environment variable CHAT_SECRET is not set'));
+    const other = SecretBox.fromEnvironment(dir, { SVC_ENCRYPTION_KEY: Buffer.alloc(32, 7).toString('base64') });
+    let error: unknown;
+    try {
+      openSecrets(sealed, other, { CHAT_SECRET: 'x' });
+    } catch (e) {
+      error = e;
+    }
+    expect(error).toBeInstanceOf(SecretUnavailableError);
+    expect((error as Error).message).toMatch(/cannot be decrypted/);
+    expect((error as Error).message).not.toMatch(/hunter2|enc:v1/);
+  });
+});

@@ -1,0 +1,16 @@
+/**
+ * The read store's find over a fixed array (the connection types every organization sees), with
+ * MongoDB semantics from mingo, so constant lists take the same compiled filters, sorts and keyset
+ * page filters as read models.
+ */
+import { find } from 'mingo';
+import type { Doc, Filter, FindOptions } from './read-store.port';
+
+type Criteria = Parameters<typeof find>[1];
+
+export function findInMemory(docs: readonly Doc[], filter: Filter, options: Omit<FindOptions, 'projection'> = {}): Doc[] {
+  let cursor = find([...docs], filter as Criteria);
+  if (options.sort) cursor = cursor.sort(options.sort);
+  if (options.limit !== undefined) cursor = cursor.limit(options.limit);
+  return cursor.all() as Doc[];
+}
