@@ -25,7 +25,19 @@ export interface MethodDefinition<Req extends object = object> {
   request: new () => Req;
   /** camelCase paths whose object keys are user data and keep their spelling (labels). */
   preserveKeysUnder?: readonly string[];
+  /** Response headers every answer of the method carries, errors included (deprecation notices). */
+  headers?: Readonly<Record<string, string>>;
   handle(call: MethodCall<Req>): Promise<unknown>;
+}
+
+/**
+ * RFC 9745 `Deprecation` (`@` and Unix seconds) and RFC 8288 `Link` to the successor method
+ * (`successor-version`, RFC 5829), for a method of a superseded service version.
+ */
+export function deprecationHeaders(since: string, successor: { service: string; method: string }): Record<string, string> {
+  const seconds = Date.parse(since) / 1000;
+  if (!Number.isInteger(seconds)) throw new Error(`deprecation date '${since}' must be an RFC 3339 time in whole seconds`);
+  return { Deprecation: `@${seconds}`, Link: `</${successor.service}/${successor.method}>; rel="successor-version"` };
 }
 
 /**
@@ -42,6 +54,11 @@ export class MethodRegistry {
       if (this.methods.has(key)) throw new Error(`method ${key} registered twice`);
       this.methods.set(key, d);
     }
+  }
+
+  /** Headers the method's answers carry (none for an unknown method). */
+  headersOf(service: string, method: string): Readonly<Record<string, string>> {
+    return this.methods.get(`${service}/${method}`)?.headers ?? {};
   }
 
   registered(): string[] {
