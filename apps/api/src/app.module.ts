@@ -7,6 +7,7 @@ import { InfrastructureModule } from '@svc/infrastructure/nest/infrastructure.mo
 import { ApiAuthGuard } from './auth/auth.guard';
 import { BasicStrategy } from './auth/basic.strategy';
 import { CredentialsService } from './auth/credentials.service';
+import { CustomersModule } from './customers/customers.module';
 import { ExecuteCommandHandler } from './cqrs/execute.command';
 import { GetDocumentHandler, ListDocumentsHandler } from './cqrs/queries';
 import { HealthModule } from './health/health.controller';
@@ -14,10 +15,12 @@ import { ApiExceptionFilter } from './http/exception.filter';
 import { MethodRegistry } from './http/method-registry';
 import { RpcController } from './http/rpc.controller';
 import { IdentityModule } from './identity/identity.controller';
+import { KnownIssuesModule } from './knownissues/knownissues.module';
 import { NotesModule } from './notes/notes.module';
 import { StartupModule } from './operator-config/startup.service';
 import { ResourceKit } from './resource-kit/resource-kit';
 import { RolesModule } from './roles/roles.module';
+import { RunbooksModule } from './runbooks/runbooks.module';
 
 /** Shared mechanisms every area module uses: the buses, the method registry, the resource kit. */
 @Global()
@@ -38,6 +41,9 @@ export function appModule(settings: Settings) {
       IdentityModule,
       RolesModule,
       NotesModule,
+      CustomersModule,
+      KnownIssuesModule,
+      RunbooksModule,
     ],
     controllers: [RpcController],
     providers: [

@@ -236,7 +236,7 @@ export class ResourceKit {
     const check = await this.executor.execute({
       decider,
       streamId: resourceStreamId(spec, principal.org, name),
-      command: command as ResourceCommand,
+      command: { ...command, claimed: 'pending' },
       context: { actor, requestId },
       dryRun: true,
     });

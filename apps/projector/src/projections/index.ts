@@ -1,11 +1,22 @@
 import type { Projection } from '@svc/infrastructure/projection/projection';
 import { connectionsProjection } from './connections.projection';
+import { customersProjection } from './customers.projection';
+import { knownIssuesProjection } from './knownissues.projection';
 import { notesProjection } from './notes.projection';
 import { organizationsProjection } from './organizations.projection';
 import { accessProjection } from './roles.projection';
+import { runbooksProjection } from './runbooks.projection';
 
 /** Every projection the projector runs, each with its own checkpoint. */
-export const PROJECTIONS: readonly Projection[] = [organizationsProjection, accessProjection, connectionsProjection, notesProjection];
+export const PROJECTIONS: readonly Projection[] = [
+  organizationsProjection,
+  accessProjection,
+  connectionsProjection,
+  notesProjection,
+  customersProjection,
+  knownIssuesProjection,
+  runbooksProjection,
+];
 
 export function projectionNamed(name: string): Projection {
   const projection = PROJECTIONS.find((p) => p.name === name);

@@ -360,6 +360,12 @@ describe('resource kit: derived and unique fields', () => {
     given(coded, [withCode]).when(update({ code: 'xyz' }, 'all-provided')).thenFails('ABORTED');
   });
 
+  it("decides a 'pending' command (the API's check before it claims) without judging claims", () => {
+    given(coded).when({ ...create('w1', { code: 'abc' }), claimed: 'pending' } as ResourceCommand).then([
+      expect.objectContaining({ type: 'WidgetCreated' }) as ResourceEvent,
+    ]);
+  });
+
   it('needs no claim to keep or clear a unique value, or to create without one', () => {
     given(coded, [withCode]).when(update({ code: 'abc', displayName: 'Kept' }, 'all-provided')).then([
       { type: 'WidgetUpdated', data: { set: { displayName: 'Kept' }, unset: [], updateTime: T1 } },

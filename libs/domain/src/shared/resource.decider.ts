@@ -118,6 +118,7 @@ export function resourceDecider(spec: ResourceSpec): Decider<ResourceState, Reso
    * one, the value changed between the API's check and this decision (a narrow race): try again.
    */
   const checkClaims = (resource: Resource, previous: Resource | undefined, claimed: Claimed = {}) => {
+    if (claimed === 'pending') return;
     for (const field of spec.unique ?? []) {
       const value = resource[field];
       if (value === undefined || deepEqual(value, previous?.[field]) || claimed[field] === value) continue;

@@ -84,8 +84,11 @@ export interface ResourceSpec {
   actions?: Record<string, ResourceAction>;
 }
 
-/** Values of `unique` fields the API has claimed for this command (field to value). */
-export type Claimed = Readonly<Record<string, string>>;
+/**
+ * Values of `unique` fields the API has claimed for this command (field to value), or `pending` for
+ * the API's dry run before it claims (whose events are never appended).
+ */
+export type Claimed = Readonly<Record<string, string>> | 'pending';
 
 export type ResourceCommand =
   | { type: 'Create'; actor: Actor; id: string; resource: JsonObject; refs?: References; claimed?: Claimed }
