@@ -221,7 +221,7 @@ export class ResourceKit {
    * the rules refuse claims nothing; each unique value it would newly set is then claimed in that
    * value's guard stream (unique-claim.ts), and the command goes on carrying its claims. Two appends
    * (claim, then resource): a claim whose resource append then fails holds nothing once its in-flight
-   * window has passed. See docs/decisions.md, "Customers".
+   * window has passed. See docs/decisions.md, "Customers, known issues, runbooks".
    */
   async claimUnique<C extends Extract<ResourceCommand, { type: 'Create' | 'Update' }>>(
     spec: ResourceSpec,
