@@ -8,6 +8,7 @@ import { ApiAuthGuard } from './auth/auth.guard';
 import { BasicStrategy } from './auth/basic.strategy';
 import { CredentialsService } from './auth/credentials.service';
 import { ConnectionsModule } from './connections/connections.module';
+import { CustomersModule } from './customers/customers.module';
 import { ExecuteCommandHandler } from './cqrs/execute.command';
 import { GetDocumentHandler, ListDocumentsHandler } from './cqrs/queries';
 import { HealthModule } from './health/health.controller';
@@ -16,6 +17,7 @@ import { MethodRegistry } from './http/method-registry';
 import { RestController } from './http/rest.controller';
 import { RpcController } from './http/rpc.controller';
 import { IdentityModule } from './identity/identity.controller';
+import { KnownIssuesModule } from './knownissues/knownissues.module';
 import { NotesModule } from './notes/notes.module';
 import { NotificationPolicyModule } from './notificationpolicy/notificationpolicy.module';
 import { StartupModule } from './operator-config/startup.service';
@@ -23,6 +25,7 @@ import { ResourceKit } from './resource-kit/resource-kit';
 import { RolesModule } from './roles/roles.module';
 import { TagsModule } from './tags/tags.module';
 import { AgentsModule } from './agents/agents.module';
+import { RunbooksModule } from './runbooks/runbooks.module';
 
 /** Shared mechanisms every area module uses: the buses, the method registry, the resource kit. */
 @Global()
@@ -47,6 +50,9 @@ export function appModule(settings: Settings) {
       AgentsModule,
       ConnectionsModule,
       NotificationPolicyModule,
+      CustomersModule,
+      KnownIssuesModule,
+      RunbooksModule,
     ],
     controllers: [RpcController, RestController],
     providers: [

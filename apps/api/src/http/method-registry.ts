@@ -25,7 +25,19 @@ export interface MethodDefinition<Req extends object = object> {
   request: new () => Req;
   /** camelCase paths whose object keys are user data and keep their spelling (labels). */
   preserveKeysUnder?: readonly string[];
+  /** Response headers every answer of the method carries, errors included (deprecation notices). */
+  headers?: Readonly<Record<string, string>>;
   handle(call: MethodCall<Req>): Promise<unknown>;
+}
+
+/**
+ * RFC 9745 `Deprecation` (`@` and Unix seconds) and RFC 8288 `Link` to the successor method
+ * (`successor-version`, RFC 5829), for a method of a superseded service version.
+ */
+export function deprecationHeaders(since: string, successor: { service: string; method: string }): Record<string, string> {
+  const seconds = Date.parse(since) / 1000;
+  if (!Number.isInteger(seconds)) throw new Error(`deprecation date '${since}' must be an RFC 3339 time in whole seconds`);
+  return { Deprecation: `@${seconds}`, Link: `</${successor.service}/${successor.method}>; rel="successor-version"` };
 }
 
 /**
@@ -44,17 +56,23 @@ export class MethodRegistry {
     }
   }
 
+  /** Headers the method's answers carry (none for an unknown method). */
+  headersOf(service: string, method: string): Readonly<Record<string, string>> {
+    return this.methods.get(`${service}/${method}`)?.headers ?? {};
+  }
+
   registered(): string[] {
     return [...this.methods.keys()].sort();
   }
 
   /**
    * Calls a method. `via: 'rpc'` is the `POST /<service>/<method>` route, which does not reach methods
-   * the spec gives only REST paths for (their services are our naming, not the spec's).
+   * the spec gives only REST paths for (their services are our naming, not the spec's); a method the
+   * spec shows no path for at all (customers v1) is served on its RPC path.
    */
   async invoke(service: string, method: string, principal: Principal, body: unknown, via: 'rpc' | 'rest' = 'rest'): Promise<unknown> {
     const spec = SPEC_METHODS.find((m) => m.service === service && m.method === method);
-    if (via === 'rpc' && spec && !spec.rpc) throw new DomainError('NOT_FOUND', `no method ${service}/${method}; use ${spec.rest?.join(' or ')}`);
+    if (via === 'rpc' && spec && !spec.rpc && spec.rest?.length) throw new DomainError('NOT_FOUND', `no method ${service}/${method}; use ${spec.rest?.join(' or ')}`);
     const definition = this.methods.get(`${service}/${method}`);
     if (!definition) {
       // A method of the spec not built yet is UNIMPLEMENTED; anything else is an unknown route.

@@ -1,7 +1,7 @@
-import { All, Controller, HttpCode, Req } from '@nestjs/common';
+import { All, Controller, HttpCode, Req, Res } from '@nestjs/common';
 import { SPEC_METHODS } from '@svc/contracts/catalog';
 import { DomainError } from '@svc/domain/shared/domain-error';
-import type { FastifyRequest } from 'fastify';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import { CurrentPrincipal, type Principal } from '../auth/principal';
 import { MethodRegistry } from './method-registry';
 import { RestRouter, restRequest } from './rest-routes';
@@ -15,13 +15,19 @@ export class RestController {
 
   @All(['v1/*', 'v2/*'])
   @HttpCode(200)
-  call(@Req() req: FastifyRequest, @CurrentPrincipal() principal: Principal): Promise<unknown> {
+  call(
+    @Req() req: FastifyRequest,
+    @CurrentPrincipal() principal: Principal,
+    @Res({ passthrough: true }) reply: FastifyReply,
+  ): Promise<unknown> {
     const path = req.url.split('?')[0];
     const match = this.router.match(req.method, path);
     if (!match) {
       throw new DomainError('NOT_FOUND', this.router.hasPath(path) ? `${req.method} is not supported on ${path}` : `no route ${req.method} ${path}`);
     }
     const query = (req.query ?? {}) as Record<string, unknown>;
-    return this.registry.invoke(match.route.service, match.route.method, principal, restRequest(match, query, req.body));
+    const { service, method } = match.route;
+    for (const [name, value] of Object.entries(this.registry.headersOf(service, method))) void reply.header(name, value);
+    return this.registry.invoke(service, method, principal, restRequest(match, query, req.body));
   }
 }

@@ -1,4 +1,5 @@
-import { Body, Controller, HttpCode, Param, Post } from '@nestjs/common';
+import { Body, Controller, HttpCode, Param, Post, Res } from '@nestjs/common';
+import type { FastifyReply } from 'fastify';
 import { CurrentPrincipal, type Principal } from '../auth/principal';
 import { MethodRegistry } from './method-registry';
 
@@ -14,7 +15,10 @@ export class RpcController {
     @Param('method') method: string,
     @CurrentPrincipal() principal: Principal,
     @Body() body: unknown,
+    @Res({ passthrough: true }) reply: FastifyReply,
   ): Promise<unknown> {
+    // Set before invoking, so an error answer carries them too.
+    for (const [name, value] of Object.entries(this.registry.headersOf(service, method))) void reply.header(name, value);
     return this.registry.invoke(service, method, principal, body, 'rpc');
   }
 }

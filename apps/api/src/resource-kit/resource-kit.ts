@@ -19,6 +19,8 @@ import {
   type UpdateScope,
 } from '@svc/domain/shared/resource';
 import { resourceDecider } from '@svc/domain/shared/resource.decider';
+import { claimStreamId, holderFacts, uniqueClaimDecider, uniqueClaimOf } from '@svc/domain/shared/unique-claim';
+import { CommandExecutor } from '@svc/infrastructure/commands/command-executor';
 import { READ_STORE } from '@svc/infrastructure/nest/tokens';
 import { docId } from '@svc/infrastructure/projection/projection';
 import { parseUpdateMask } from '@svc/infrastructure/query';
@@ -27,7 +29,7 @@ import { camelToSnake } from '@svc/infrastructure/wire';
 import { actorOf, type Principal } from '../auth/principal';
 import { ExecuteCommand } from '../cqrs/execute.command';
 import { GetDocumentQuery, ListDocumentsQuery, toResponse } from '../cqrs/queries';
-import { MethodRegistry, type MethodDefinition } from '../http/method-registry';
+import { MethodRegistry, deprecationHeaders, type MethodDefinition } from '../http/method-registry';
 
 const GENERATED_ID_NAMESPACE = 'a4f0a5c8-2f7e-4d7b-9a51-3c1e8e0b6d12';
 const OUTPUT_ONLY = ['name', 'createTime', 'updateTime', 'deleteTime'];
@@ -68,6 +70,7 @@ export class ResourceKit {
     private readonly queries: QueryBus,
     private readonly registry: MethodRegistry,
     @Inject(READ_STORE) private readonly reads: ReadStore,
+    private readonly executor: CommandExecutor,
   ) {}
 
   register(spec: ResourceSpec, api: ResourceApi): void {
@@ -93,7 +96,8 @@ export class ResourceKit {
           const id = chooseId(spec, api, request, actor);
           const name = `${spec.collection}/${id}`;
           const refs = await this.lookUp(spec, principal.org, resource);
-          return { [api.singular]: await run(principal, request, name, { type: 'Create', actor, id, resource, refs }, true) };
+          const command = await this.claimUnique(spec, principal, request.requestId, name, { type: 'Create', actor, id, resource, refs });
+          return { [api.singular]: await run(principal, request, name, command, true) };
         }),
       );
     }
@@ -105,7 +109,8 @@ export class ResourceKit {
           const scope = updateScope(spec, api, request.updateMask as string | string[] | undefined);
           const actor = actorOf(principal);
           const refs = await this.lookUp(spec, principal.org, resource);
-          return { [api.singular]: await run(principal, request, name, { type: 'Update', actor, name, resource, scope, refs }) };
+          const command = await this.claimUnique(spec, principal, request.requestId, name, { type: 'Update', actor, name, resource, scope, refs });
+          return { [api.singular]: await run(principal, request, name, command) };
         }),
       );
     }
@@ -215,6 +220,56 @@ export class ResourceKit {
     return new Map(found);
   }
 
+  /**
+   * Unique fields (ResourceSpec.unique): the command is decided once without appending, so a request
+   * the rules refuse claims nothing; each unique value it would newly set is then claimed in that
+   * value's guard stream (unique-claim.ts), and the command goes on carrying its claims. Two appends
+   * (claim, then resource): a claim whose resource append then fails holds nothing once its in-flight
+   * window has passed. See docs/decisions.md, "Customers, known issues, runbooks".
+   */
+  async claimUnique<C extends Extract<ResourceCommand, { type: 'Create' | 'Update' }>>(
+    spec: ResourceSpec,
+    principal: Principal,
+    requestId: string | undefined,
+    name: string,
+    command: C,
+  ): Promise<C> {
+    if (!spec.unique?.length) return command;
+    const decider = this.decider(spec);
+    const { actor } = command;
+    const check = await this.executor.execute({
+      decider,
+      streamId: resourceStreamId(spec, principal.org, name),
+      command: { ...command, claimed: 'pending' },
+      context: { actor, requestId },
+      dryRun: true,
+    });
+    // A retried request_id is answered from the stream: nothing new to claim.
+    if (check.replayed || check.events.length === 0) return command;
+    const data = check.events[0].data;
+    const changed = ('resource' in data ? data.resource : 'set' in data ? data.set : {}) as Record<string, unknown>;
+    const claimed: Record<string, string> = {};
+    for (const field of spec.unique) {
+      const value = changed[field];
+      if (typeof value !== 'string') continue;
+      const claim = uniqueClaimOf(spec, field);
+      await this.executor.execute({
+        decider: uniqueClaimDecider(claim),
+        streamId: claimStreamId(claim, principal.org, value),
+        command: { type: 'Claim', actor, claimant: name, value },
+        // No request_id: a retried request is judged again rather than answered from an old claim.
+        context: { actor, correlationId: requestId },
+        complete: async (claimCommand, state) => {
+          if (state.holder === null || state.holder === name) return claimCommand;
+          const holder = await this.executor.stateOf(decider, resourceStreamId(spec, principal.org, state.holder));
+          return { ...claimCommand, holder: holderFacts(state.holder, holder, field) };
+        },
+      });
+      claimed[field] = value;
+    }
+    return { ...command, claimed };
+  }
+
   private decider(spec: ResourceSpec) {
     let decider = this.deciders.get(spec);
     if (!decider) this.deciders.set(spec, (decider = resourceDecider(spec)));
@@ -234,6 +289,7 @@ export class ResourceKit {
       permission: write ? api.permission : undefined,
       request,
       preserveKeysUnder: api.preserveKeysUnder,
+      headers: api.deprecated && deprecationHeaders(api.deprecated.since, { service: api.deprecated.successor, method }),
       handle,
     } as MethodDefinition<object>;
   }

@@ -1,11 +1,14 @@
 import type { Projection } from '@svc/infrastructure/projection/projection';
 import { connectionsProjection } from './connections.projection';
+import { customersProjection } from './customers.projection';
+import { knownIssuesProjection } from './knownissues.projection';
 import { notesProjection } from './notes.projection';
 import { notificationPolicyProjection } from './notificationpolicy.projection';
 import { organizationsProjection } from './organizations.projection';
 import { accessProjection } from './roles.projection';
 import { tagsProjection } from './tags.projection';
 import { agentsProjection } from './agents.projection';
+import { runbooksProjection } from './runbooks.projection';
 
 /** Every projection the projector runs, each with its own checkpoint. */
 export const PROJECTIONS: readonly Projection[] = [
@@ -16,6 +19,9 @@ export const PROJECTIONS: readonly Projection[] = [
   tagsProjection,
   agentsProjection,
   notificationPolicyProjection,
+  customersProjection,
+  knownIssuesProjection,
+  runbooksProjection,
 ];
 
 export function projectionNamed(name: string): Projection {

@@ -63,4 +63,9 @@ export interface ResourceApi {
   outputOnly?: readonly string[];
   /** camelCase dotted paths under the resource whose object keys are user data, kept verbatim (labels). */
   preserveKeysUnder?: readonly string[];
+  /**
+   * A superseded version of the service (customers v1): every answer carries the RFC 9745
+   * `Deprecation` header for `since` (RFC 3339) and a `Link` to the same method of `successor`.
+   */
+  deprecated?: { since: string; successor: string };
 }

@@ -333,3 +333,52 @@ describe('resource kit extensions', () => {
     });
   });
 });
+
+describe('resource kit: derived and unique fields', () => {
+  const coded = resourceDecider({
+    ...widgetSpec,
+    undeletable: false,
+    settable: [...widgetSpec.settable, 'code'],
+    derive: (r) => ({ codeLength: typeof r.code === 'string' ? r.code.length : undefined }),
+    unique: ['code'],
+  });
+  const withCode: ResourceEvent = { type: 'WidgetCreated', data: { resource: { ...w1, code: 'abc', codeLength: 3 } } };
+
+  it('derives output-only fields on create, ignoring a value the client sent', () => {
+    given(coded).when({ ...create('w1', { code: 'abcd', codeLength: 99 }), claimed: { code: 'abcd' } } as ResourceCommand).thenState((state) => {
+      expect(state.resource).toMatchObject({ code: 'abcd', codeLength: 4 });
+    });
+  });
+
+  it('recomputes derived fields in the update patch, and clears them when their source goes', () => {
+    given(coded, [withCode]).when({ ...update({ code: 'abcde' }, 'all-provided'), claimed: { code: 'abcde' } } as ResourceCommand).then([
+      { type: 'WidgetUpdated', data: { set: { code: 'abcde', codeLength: 5 }, unset: [], updateTime: T1 } },
+    ]);
+    given(coded, [withCode]).when(update({}, { paths: ['code'] })).then([
+      { type: 'WidgetUpdated', data: { set: {}, unset: ['code', 'codeLength'], updateTime: T1 } },
+    ]);
+  });
+
+  it('sets a unique value only under a claim for that value (ABORTED otherwise)', () => {
+    given(coded).when(create('w1', { code: 'abc' })).thenFails('ABORTED', /code was being claimed/);
+    given(coded).when({ ...create('w1', { code: 'abc' }), claimed: { code: 'other' } } as ResourceCommand).thenFails('ABORTED');
+    given(coded, [withCode]).when(update({ code: 'xyz' }, 'all-provided')).thenFails('ABORTED');
+  });
+
+  it("decides a 'pending' command (the API's check before it claims) without judging claims", () => {
+    given(coded).when({ ...create('w1', { code: 'abc' }), claimed: 'pending' } as ResourceCommand).then([
+      expect.objectContaining({ type: 'WidgetCreated' }) as ResourceEvent,
+    ]);
+  });
+
+  it('needs no claim to keep or clear a unique value, or to create without one', () => {
+    given(coded, [withCode]).when(update({ code: 'abc', displayName: 'Kept' }, 'all-provided')).then([
+      { type: 'WidgetUpdated', data: { set: { displayName: 'Kept' }, unset: [], updateTime: T1 } },
+    ]);
+    given(coded).when(create('w1', {})).then([expect.objectContaining({ type: 'WidgetCreated' }) as ResourceEvent]);
+  });
+
+  it('refuses a spec that combines unique fields with undelete', () => {
+    expect(() => resourceDecider({ ...widgetSpec, unique: ['code'] })).toThrow(/do not combine/);
+  });
+});

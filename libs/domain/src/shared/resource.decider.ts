@@ -14,15 +14,18 @@ import {
   unsetPath,
   type JsonObject,
 } from './json-path';
-import type {
-  PatchData,
-  References,
-  Resource,
-  ResourceCommand,
-  ResourceEvent,
-  ResourceSpec,
-  ResourceState,
-  UpdateScope,
+import {
+  kindLabel,
+  wireField,
+  type Claimed,
+  type PatchData,
+  type References,
+  type Resource,
+  type ResourceCommand,
+  type ResourceEvent,
+  type ResourceSpec,
+  type ResourceState,
+  type UpdateScope,
 } from './resource';
 
 type Created = { type: string; data: { resource: Resource } };
@@ -60,7 +63,8 @@ export function applyResourceEvent(resource: Resource | null, event: ResourceEve
 }
 
 export function resourceDecider(spec: ResourceSpec): Decider<ResourceState, ResourceCommand, ResourceEvent> {
-  const label = spec.kind.replace(/(?<!^)([A-Z])/g, ' $1').toLowerCase(); // 'KnownIssue' -> 'known issue'
+  const label = kindLabel(spec.kind);
+  if (spec.undeletable && spec.unique?.length) throw new Error(`${spec.kind}: unique fields and undelete do not combine`);
   const mutable = spec.settable.filter((field) => !(spec.immutable ?? []).includes(field));
 
   const live = (state: ResourceState, name: string): Resource => {
@@ -85,6 +89,43 @@ export function resourceDecider(spec: ResourceSpec): Decider<ResourceState, Reso
     }
   };
 
+  const updated = (set: JsonObject, unset: string[], updateTime: string): ResourceEvent => ({
+    type: `${spec.kind}Updated`,
+    data: { set: { ...set }, unset: [...unset], updateTime },
+  });
+
+  /** A new resource with its derived fields (an undefined one left out). */
+  const withDerived = (resource: Resource): Resource => {
+    const out: Resource = { ...resource };
+    for (const [field, value] of Object.entries(spec.derive?.(resource) ?? {})) {
+      if (value === undefined) delete out[field];
+      else out[field] = value;
+    }
+    return out;
+  };
+
+  /** Derived fields of the resource about to be stored, added to the patch when they change. */
+  const derivePatch = (merged: Resource, set: JsonObject, unset: string[]) => {
+    for (const [field, value] of Object.entries(spec.derive?.(merged) ?? {})) {
+      if (deepEqual(value, merged[field])) continue;
+      if (value === undefined) unset.push(field);
+      else set[field] = value;
+    }
+  };
+
+  /**
+   * A unique value may only be newly set under a claim the API made for this very command; without
+   * one, the value changed between the API's check and this decision (a narrow race): try again.
+   */
+  const checkClaims = (resource: Resource, previous: Resource | undefined, claimed: Claimed = {}) => {
+    if (claimed === 'pending') return;
+    for (const field of spec.unique ?? []) {
+      const value = resource[field];
+      if (value === undefined || deepEqual(value, previous?.[field]) || claimed[field] === value) continue;
+      throw new DomainError('ABORTED', `${label} '${resource.name}' changed concurrently while its ${wireField(field)} was being claimed; try again`);
+    }
+  };
+
   function create(command: Extract<ResourceCommand, { type: 'Create' }>, state: ResourceState): ResourceEvent[] {
     const { actor, id } = command;
     const name = `${spec.collection}/${id}`;
@@ -101,9 +142,11 @@ export function resourceDecider(spec: ResourceSpec): Decider<ResourceState, Reso
     }
     let resource: Resource = { ...spec.defaults, ...provided, name, createTime: actor.now, updateTime: actor.now };
     if (spec.onCreate) resource = spec.onCreate(resource, actor);
+    resource = withDerived(resource);
     const refs = command.refs ?? new Map();
     checkReferences(resource, undefined, refs);
     spec.validate?.(resource, { actor, refs });
+    checkClaims(resource, undefined, command.claimed);
     return [{ type: `${spec.kind}Created`, data: { resource } }];
   }
 
@@ -124,13 +167,15 @@ export function resourceDecider(spec: ResourceSpec): Decider<ResourceState, Reso
     // Nothing changes: no event, so a repeated update neither bumps updateTime nor grows the stream;
     // the handler answers with the current resource.
     if (Object.keys(set).length === 0 && unset.length === 0) return [];
-    const event: ResourceEvent = { type: `${spec.kind}Updated`, data: { set, unset, updateTime: actor.now } };
+    if (spec.derive) derivePatch(applyResourceEvent(previous, updated(set, unset, actor.now)) as Resource, set, unset);
+    const event = updated(set, unset, actor.now);
     // Validate exactly what evolve (and the projector) will store.
     const merged = applyResourceEvent(previous, event);
     if (merged !== null) {
       const refs = command.refs ?? new Map();
       checkReferences(merged, previous, refs);
       spec.validate?.(merged, { actor, previous, refs });
+      checkClaims(merged, previous, command.claimed);
     }
     return [event];
   }
@@ -155,7 +200,7 @@ export function resourceDecider(spec: ResourceSpec): Decider<ResourceState, Reso
     }
     if (current === null) {
       const resource: Resource = { ...spec.defaults, ...desired, name, createTime: actor.now, updateTime: actor.now };
-      return [{ type: `${spec.kind}Created`, data: { resource } }];
+      return [{ type: `${spec.kind}Created`, data: { resource: withDerived(resource) } }];
     }
     if (command.mode === 'ensure') return [];
     const events: ResourceEvent[] = [];
@@ -165,7 +210,8 @@ export function resourceDecider(spec: ResourceSpec): Decider<ResourceState, Reso
     for (const [field, value] of Object.entries(desired)) if (!deepEqual(value, current[field])) set[field] = value;
     for (const field of spec.settable) if (current[field] !== undefined && !Object.hasOwn(desired, field)) unset.push(field);
     if (Object.keys(set).length > 0 || unset.length > 0) {
-      events.push({ type: `${spec.kind}Updated`, data: { set, unset, updateTime: actor.now } });
+      if (spec.derive) derivePatch(applyResourceEvent(current, updated(set, unset, actor.now)) as Resource, set, unset);
+      events.push(updated(set, unset, actor.now));
     }
     return events;
   }

@@ -64,6 +64,18 @@ export interface ResourceSpec {
   /** Area rules: fields the server sets on create (e.g. createdBy, an initial status). */
   onCreate?(resource: Resource, actor: Actor): Resource;
   /**
+   * Output-only fields computed from the others (a customer's `id`, the hash of its externalId): set
+   * on create and recomputed by every update; an undefined value clears the field.
+   */
+  derive?(resource: Resource): JsonObject;
+  /**
+   * Top-level string fields unique among the organization's live resources of this kind (a
+   * customer's externalId). The kit claims each new value in a guard stream before appending
+   * (`unique-claim.ts`); the decider refuses to set a value the command does not carry a claim for.
+   * Not combinable with `undeletable` (an undelete would have to claim again).
+   */
+  unique?: readonly string[];
+  /**
    * Resources the API may not change (system tags, config-seeded entries): returns why, and Update,
    * Delete and Undelete answer FAILED_PRECONDITION with that message.
    */
@@ -72,9 +84,15 @@ export interface ResourceSpec {
   actions?: Record<string, ResourceAction>;
 }
 
+/**
+ * Values of `unique` fields the API has claimed for this command (field to value), or `pending` for
+ * the API's dry run before it claims (whose events are never appended).
+ */
+export type Claimed = Readonly<Record<string, string>> | 'pending';
+
 export type ResourceCommand =
-  | { type: 'Create'; actor: Actor; id: string; resource: JsonObject; refs?: References }
-  | { type: 'Update'; actor: Actor; name: string; resource: JsonObject; scope: UpdateScope; refs?: References }
+  | { type: 'Create'; actor: Actor; id: string; resource: JsonObject; refs?: References; claimed?: Claimed }
+  | { type: 'Update'; actor: Actor; name: string; resource: JsonObject; scope: UpdateScope; refs?: References; claimed?: Claimed }
   | { type: 'Delete'; actor: Actor; name: string }
   | { type: 'Undelete'; actor: Actor; name: string }
   | { type: 'Act'; action: string; actor: Actor; name: string; input: JsonObject }
@@ -106,6 +124,16 @@ export interface PatchData {
 export interface ResourceEvent {
   type: string;
   data: { resource: Resource } | PatchData | { deleteTime: string } | { updateTime: string };
+}
+
+/** `KnownIssue` gives `known issue`, for messages. */
+export function kindLabel(kind: string): string {
+  return kind.replace(/(?<!^)([A-Z])/g, ' $1').toLowerCase();
+}
+
+/** `externalId` gives `external_id`: fields in messages use the wire spelling. */
+export function wireField(field: string): string {
+  return field.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);
 }
 
 /** One stream per resource: `note-acme:notes/n1` (category = lowercase kind, no `-`, for `$ce-note`). */

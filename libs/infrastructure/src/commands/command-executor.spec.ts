@@ -118,4 +118,48 @@ describe('CommandExecutor over the SQLite event store', () => {
     });
     await expect(create).rejects.toThrow(/would exceed/);
   });
+  it('a dry run decides on the stored state (even for a create) and appends nothing', async () => {
+    await increment(60);
+    const run = (by: number) =>
+      executor.execute({
+        decider: counter,
+        streamId: 'counter-acme:counters/c',
+        command: { type: 'Increment', by, max: 100 },
+        context: { actor },
+        create: true,
+        dryRun: true,
+      });
+    const check = await run(10);
+    expect(check).toMatchObject({ state: { value: 60 }, position: null, events: [{ type: 'Incremented', data: { by: 10 } }] });
+    await expect(run(50)).rejects.toThrow(/would exceed/);
+    expect(await store.readStream('counter-acme:counters/c')).toHaveLength(1);
+    expect(await executor.stateOf(counter, 'counter-acme:counters/c')).toEqual({ value: 60 });
+    expect(await executor.stateOf(counter, 'counter-acme:counters/none')).toEqual({ value: 0 });
+  });
+
+  it('completes the command with facts read for the state of each attempt', async () => {
+    let interfere = true;
+    const racing: EventStore = Object.create(store) as EventStore;
+    racing.append = async (stream: string, events: NewEvent[], expected: ExpectedRevision): Promise<AppendResult> => {
+      if (interfere) {
+        interfere = false;
+        await increment(90);
+      }
+      return store.append(stream, events, expected);
+    };
+    const seen: number[] = [];
+    await new CommandExecutor(racing).execute({
+      decider: counter,
+      streamId: 'counter-acme:counters/c',
+      command: { type: 'Increment', by: 0, max: 0 },
+      context: { actor },
+      // The fact here: the room left under 100, as of the state being decided on.
+      complete: async (command, state) => {
+        seen.push(state.value);
+        return { ...command, by: Math.min(5, 100 - state.value), max: 100 };
+      },
+    });
+    expect(seen).toEqual([0, 90]);
+    expect((await store.readStream('counter-acme:counters/c')).map((e) => e.data)).toEqual([{ by: 90 }, { by: 5 }]);
+  });
 });

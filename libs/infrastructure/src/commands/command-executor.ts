@@ -43,6 +43,17 @@ export interface ExecuteOptions<S, C, E extends DomainEvent> {
    * read the stream, where the decider answers ALREADY_EXISTS or request_id finds the earlier request.
    */
   create?: boolean;
+  /**
+   * Decide on the current stream and append nothing: the answer carries the events the command
+   * would append (or the replay of an earlier request_id). For a check that must pass before
+   * another step, such as a unique claim, precedes the append.
+   */
+  dryRun?: boolean;
+  /**
+   * Completes the command with facts that depend on the loaded state (the current holder of a unique
+   * value, say). Called on every attempt, so a retry after a conflict decides on fresh facts.
+   */
+  complete?: (command: C, state: S) => Promise<C>;
 }
 
 /**
@@ -55,7 +66,7 @@ export class CommandExecutor {
   async execute<S, C, E extends DomainEvent>(options: ExecuteOptions<S, C, E>): Promise<Execution<S>> {
     const { decider, streamId, command, context } = options;
     // With a request_id the stream is read first: it may already hold this very request.
-    let optimisticCreate = options.create === true && !context.requestId;
+    let optimisticCreate = options.create === true && !context.requestId && !options.dryRun;
     for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
       const history = optimisticCreate ? [] : await this.load(streamId);
       if (context.requestId) {
@@ -63,8 +74,8 @@ export class CommandExecutor {
         if (replay) return replay;
       }
       const state = history.reduce((s, e) => decider.evolve(s, e.event as E), decider.initialState());
-      const decided = decider.decide(command, state);
-      if (decided.length === 0) return { state, position: null, events: [], replayed: false };
+      const decided = decider.decide(options.complete ? await options.complete(command, state) : command, state);
+      if (decided.length === 0 || options.dryRun) return { state, position: null, events: decided, replayed: false };
       const expected: ExpectedRevision = history.length === 0 ? 'no_stream' : history[history.length - 1].revision;
       try {
         const result = await this.store.append(streamId, this.toNewEvents(streamId, decided, context), expected);
@@ -75,6 +86,12 @@ export class CommandExecutor {
       }
     }
     throw new DomainError('ABORTED', `too many concurrent changes to ${streamId}; try again`);
+  }
+
+  /** The current state of a stream (the initial state when it does not exist), appending nothing. */
+  async stateOf<S, E extends DomainEvent>(decider: Pick<Decider<S, never, E>, 'initialState' | 'evolve'>, streamId: string): Promise<S> {
+    const history = await this.load(streamId);
+    return history.reduce((s, e) => decider.evolve(s, e.event as E), decider.initialState());
   }
 
   private async load(streamId: string): Promise<Loaded[]> {

@@ -1,0 +1,37 @@
+import { Type } from 'class-transformer';
+import { ArrayMaxSize, IsArray, IsOptional, IsString, ValidateNested } from 'class-validator';
+import { ConnectionBindingInput } from '../shared/connection-binding';
+import type { ResourceApi } from '../shared/resource-api';
+
+/** Settable fields of a runbook (spec part 2, "Runbook"). */
+export class RunbookInput {
+  @IsOptional() @IsString() displayName?: string;
+  @IsOptional() @IsString() description?: string;
+  @IsOptional() @IsString() text?: string;
+  @IsOptional()
+  @IsArray()
+  @ArrayMaxSize(100)
+  @ValidateNested({ each: true })
+  @Type(() => ConnectionBindingInput)
+  connections?: ConnectionBindingInput[];
+}
+
+export const runbooksApi: ResourceApi = {
+  service: 'svc.runbooks.v1.RunbooksService',
+  singular: 'runbook',
+  plural: 'runbooks',
+  idField: 'runbookId',
+  input: RunbookInput,
+  methods: { create: 'CreateRunbook', get: 'GetRunbook', update: 'UpdateRunbook', delete: 'DeleteRunbook', list: 'ListRunbooks' },
+  filters: {
+    name: { type: 'string', path: 'name' },
+    display_name: { type: 'string', path: 'displayName' },
+    description: { type: 'string', path: 'description', indexed: false },
+    text: { type: 'string', path: 'text', indexed: false },
+    create_time: { type: 'timestamp', path: 'createTime' },
+    update_time: { type: 'timestamp', path: 'updateTime' },
+  },
+  orderBy: { name: 'name', display_name: 'displayName', create_time: 'createTime', update_time: 'updateTime' },
+  defaultOrder: 'create_time desc',
+  permission: 'KNOWLEDGE_WRITE',
+};
