@@ -9,6 +9,8 @@ import { BasicStrategy } from './auth/basic.strategy';
 import { CredentialsService } from './auth/credentials.service';
 import { ExecuteCommandHandler } from './cqrs/execute.command';
 import { GetDocumentHandler, ListDocumentsHandler } from './cqrs/queries';
+import { DeploymentsModule } from './deployments/deployments.module';
+import { DeploymonitorModule } from './deploymonitor/deploymonitor.module';
 import { HealthModule } from './health/health.controller';
 import { ApiExceptionFilter } from './http/exception.filter';
 import { MethodRegistry } from './http/method-registry';
@@ -38,6 +40,8 @@ export function appModule(settings: Settings) {
       IdentityModule,
       RolesModule,
       NotesModule,
+      DeploymentsModule,
+      DeploymonitorModule,
     ],
     controllers: [RpcController],
     providers: [

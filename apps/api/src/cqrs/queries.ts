@@ -25,6 +25,10 @@ export function toResponse(doc: Doc): Doc {
   return out;
 }
 
+function pick(doc: Doc, fields: readonly string[]): Doc {
+  return Object.fromEntries(fields.filter((f) => Object.hasOwn(doc, f)).map((f) => [f, doc[f]]));
+}
+
 export class GetDocumentQuery extends Query<Doc> {
   constructor(
     readonly collection: string,
@@ -57,6 +61,8 @@ export interface ListSpec {
   /** Resources without soft delete ignore show_deleted. */
   softDelete: boolean;
   maxPageSize?: number;
+  /** Top-level fields each item keeps (a list form that is a subset of the resource); all when absent. */
+  fields?: readonly string[];
 }
 
 export interface Page {
@@ -101,6 +107,7 @@ export class ListDocumentsHandler implements IQueryHandler<ListDocumentsQuery> {
     const last = items[items.length - 1];
     const nextPageToken =
       docs.length > size && last ? encodePageToken({ q: fingerprint, after: sortKeyValues(last, keys) }) : '';
-    return { items: items.map(toResponse), nextPageToken };
+    const shape = spec.fields ? (doc: Doc) => pick(toResponse(doc), spec.fields as readonly string[]) : toResponse;
+    return { items: items.map(shape), nextPageToken };
   }
 }

@@ -108,7 +108,17 @@ export class ResourceKit {
           if (api.maskRequired && scope === 'all-provided') throw invalid('update_mask is required and must name at least one field');
           const actor = actorOf(principal);
           const refs = await this.lookUp(spec, principal.org, resource);
-          return { [api.singular]: await run(principal, request, name, { type: 'Update', actor, name, resource, scope, refs }) };
+          const command: ResourceCommand = {
+            type: 'Update',
+            actor,
+            name,
+            resource,
+            scope: scope === 'all-provided' && api.defaultMask ? { paths: [...api.defaultMask] } : scope,
+            refs,
+            // An implicit resource may so far exist only in its read model (see ResourceSpec.implicit).
+            ...(spec.implicit ? { existing: await this.current(spec, principal.org, name) } : {}),
+          };
+          return { [api.singular]: await run(principal, request, name, command) };
         }),
       );
     }
@@ -126,7 +136,14 @@ export class ResourceKit {
         this.method(api, methods.list, ListRequest, false, async ({ principal, request }) => {
           const page = await this.queries.execute(
             new ListDocumentsQuery(
-              { collection: spec.collection, filters: api.filters, orderBy: api.orderBy, defaultOrder: api.defaultOrder, softDelete: true },
+              {
+                collection: spec.collection,
+                filters: api.filters,
+                orderBy: api.orderBy,
+                defaultOrder: api.defaultOrder,
+                softDelete: true,
+                fields: api.listFields,
+              },
               principal.org,
               request,
             ),
@@ -192,10 +209,16 @@ export class ResourceKit {
           context: { actor: command.actor, requestId },
           create,
         },
-        spec.collection,
+        spec.projection ?? spec.collection,
       ),
     );
     return result.state.resource as Resource;
+  }
+
+  /** The stored resource of this collection (response shape), or null when there is none. */
+  async current(spec: ResourceSpec, org: string, name: string): Promise<Resource | null> {
+    const doc = await this.reads.collection(spec.collection).findOne({ _id: docId(org, name) });
+    return doc ? (toResponse(doc) as Resource) : null;
   }
 
   /** The resources a request body refers to, read from their read models (null when missing). */
