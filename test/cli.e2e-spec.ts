@@ -1,9 +1,12 @@
+// The projections import the contracts, whose DTO decorators read design-time type metadata.
+import 'reflect-metadata';
 import { execFile } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { HEARTBEAT_KEY, type Heartbeat } from '@svc/infrastructure/projection/heartbeat';
 import { createReadStore } from '@svc/infrastructure/read-store';
 import type { Doc } from '@svc/infrastructure/read-store/read-store.port';
+import { PROJECTIONS } from '../apps/projector/src/projections';
 import { CLI_MAIN, eventually, Stack, TEST_CONFIG } from './support/harness';
 
 const NOTES = 'svc.notes.v1.NotesService';
@@ -125,7 +128,7 @@ describe('operator CLI (npm run svc) against a running stack', () => {
       return s.projections.every((p) => p.lag === 0) ? s : undefined;
     });
     expect(status.backend).toBe('sqlite');
-    expect(status.projections.map((p) => p.name).sort()).toEqual(['access', 'connections', 'notes', 'organizations']);
+    expect(status.projections.map((p) => p.name).sort()).toEqual(PROJECTIONS.map((p) => p.name).sort());
     for (const p of status.projections) expect(p).toMatchObject({ checkpoint: status.head, caughtUp: true, parked: 0 });
     expect(status.projector).toMatchObject({ running: true, pid: expect.any(Number) });
     expect(status.projector?.ageMs).toBeLessThan(5000);
@@ -196,12 +199,8 @@ describe('operator CLI (npm run svc) against a running stack', () => {
     await reads.close();
 
     const rebuilt = await svcJson<{ results: Array<{ projection: string; events: number; by: string }> }>(stack, 'projections', 'rebuild', '--all');
-    expect(rebuilt.results.map((r) => [r.projection, r.by])).toEqual([
-      ['organizations', 'cli'],
-      ['access', 'cli'],
-      ['connections', 'cli'],
-      ['notes', 'cli'],
-    ]);
+    // Every projection, in the projector's order (each area adds its own to PROJECTIONS).
+    expect(rebuilt.results.map((r) => [r.projection, r.by])).toEqual(PROJECTIONS.map((p) => [p.name, 'cli']));
     const status = await svcJson<Status>(stack, 'projections', 'status');
     expect(status.projector?.running).toBe(false);
     expect(status.projections.every((p) => p.lag === 0 && p.checkpoint === status.head)).toBe(true);
