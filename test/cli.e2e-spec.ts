@@ -203,6 +203,7 @@ describe('operator CLI (npm run svc) against a running stack', () => {
     await reads.close();
 
     const rebuilt = await svcJson<{ results: Array<{ projection: string; events: number; by: string }> }>(stack, 'projections', 'rebuild', '--all');
+    // Every projection, in the projector's order (each area adds its own to PROJECTIONS).
     expect(rebuilt.results.map((r) => [r.projection, r.by])).toEqual(PROJECTIONS.map((p) => [p.name, 'cli']));
     const status = await svcJson<Status>(stack, 'projections', 'status');
     expect(status.projector?.running).toBe(false);

@@ -11,6 +11,8 @@ import { ConnectionsModule } from './connections/connections.module';
 import { CustomersModule } from './customers/customers.module';
 import { ExecuteCommandHandler } from './cqrs/execute.command';
 import { GetDocumentHandler, ListDocumentsHandler } from './cqrs/queries';
+import { DeploymentsModule } from './deployments/deployments.module';
+import { DeploymonitorModule } from './deploymonitor/deploymonitor.module';
 import { HealthModule } from './health/health.controller';
 import { ApiExceptionFilter } from './http/exception.filter';
 import { MethodRegistry } from './http/method-registry';
@@ -53,6 +55,8 @@ export function appModule(settings: Settings) {
       CustomersModule,
       KnownIssuesModule,
       RunbooksModule,
+      DeploymentsModule,
+      DeploymonitorModule,
     ],
     controllers: [RpcController, RestController],
     providers: [

@@ -5,9 +5,11 @@
  */
 // The projections import the contracts, whose DTO decorators read design-time type metadata.
 import 'reflect-metadata';
+import { readFileSync } from 'node:fs';
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { audit } from './commands/audit';
 import { configApply } from './commands/config';
+import { recordEvaluation } from './commands/evaluations';
 import { browseEvents } from './commands/events';
 import { listParked, rebuild, status } from './commands/projections';
 import { Context, parseCount, UsageError } from './context';
@@ -23,6 +25,10 @@ export const USAGE = `usage: npm run svc -- <command> [--json]
                                      rebuild read models from the start (by the running projector if any)
   projections parked [<name>]        events a projection could not apply, with their errors
   config apply <file>                apply an operator configuration file (idempotent)
+  evaluations record --org <org> [--file <file>]
+                                     record a deployment monitor evaluation (or its progress): the
+                                     RecordDeploymentMonitorEvaluation request body as JSON, from
+                                     the file or stdin
   help                               this text
 
   --json prints one JSON document for machines instead of text.
@@ -80,6 +86,13 @@ const COMMANDS: Record<string, Command> = {
     run: (ctx, [file, ...extra]) => {
       noExtra(extra);
       return configApply(ctx, file);
+    },
+  },
+  'evaluations record': {
+    options: { org: { type: 'string' }, file: { type: 'string' } },
+    run: (ctx, extra, v) => {
+      noExtra(extra);
+      return recordEvaluation(ctx, str(v, 'org'), str(v, 'file'), () => readFileSync(0, 'utf8'));
     },
   },
 };

@@ -94,7 +94,10 @@ export class MethodRegistry {
 }
 
 /** snake_case (or camelCase) JSON in, a validated camelCase DTO out; errors name every bad field. */
-export async function parseRequest<Req extends object>(definition: MethodDefinition<Req>, body: unknown): Promise<Req> {
+export async function parseRequest<Req extends object>(
+  definition: Pick<MethodDefinition<Req>, 'request' | 'preserveKeysUnder'>,
+  body: unknown,
+): Promise<Req> {
   if (body === undefined || body === null) body = {};
   if (typeof body !== 'object' || Array.isArray(body)) throw invalid('request body must be a JSON object');
   const camel = toCamelDeep(body, { preserveKeysUnder: definition.preserveKeysUnder }) as Record<string, unknown>;

@@ -109,7 +109,17 @@ export class ResourceKit {
           const scope = updateScope(spec, api, request.updateMask as string | string[] | undefined);
           const actor = actorOf(principal);
           const refs = await this.lookUp(spec, principal.org, resource);
-          const command = await this.claimUnique(spec, principal, request.requestId, name, { type: 'Update', actor, name, resource, scope, refs });
+          const update: Extract<ResourceCommand, { type: 'Update' }> = {
+            type: 'Update',
+            actor,
+            name,
+            resource,
+            scope: scope === 'all-provided' && api.defaultMask ? { paths: [...api.defaultMask] } : scope,
+            refs,
+            // An implicit resource may so far exist only in its read model (see ResourceSpec.implicit).
+            ...(spec.implicit ? { existing: await this.current(spec, principal.org, name) } : {}),
+          };
+          const command = await this.claimUnique(spec, principal, request.requestId, name, update);
           return { [api.singular]: await run(principal, request, name, command) };
         }),
       );
@@ -135,6 +145,7 @@ export class ResourceKit {
                 defaultOrder: api.defaultOrder,
                 softDelete: true,
                 nameSortable: api.nameSortable,
+                fields: api.listFields,
               },
               principal.org,
               request,
@@ -201,10 +212,16 @@ export class ResourceKit {
           context: { actor: command.actor, requestId },
           create,
         },
-        spec.collection,
+        spec.projection ?? spec.collection,
       ),
     );
     return result.state.resource as Resource;
+  }
+
+  /** The stored resource of this collection (response shape), or null when there is none. */
+  async current(spec: ResourceSpec, org: string, name: string): Promise<Resource | null> {
+    const doc = await this.reads.collection(spec.collection).findOne({ _id: docId(org, name) });
+    return doc ? (toResponse(doc) as Resource) : null;
   }
 
   /** The resources a request body refers to, read from their read models (null when missing). */

@@ -6,7 +6,7 @@ import { type EventView, renderEvent, viewOf } from './event-view';
  * Stream categories of per-resource streams (`<category>-<org>:<resource name>`): the lowercase
  * kinds the projections fold. Tried in order; a name in none of them falls back to a scan of $all.
  */
-const RESOURCE_CATEGORIES = ['note', 'connection', 'apikey'];
+const RESOURCE_CATEGORIES = ['note', 'connection', 'apikey', 'deployment', 'deploymentenvironment', 'deploymentmonitorevaluation'];
 
 /**
  * Names that live inside an organization's aggregate streams rather than a stream of their own

@@ -43,12 +43,14 @@ export async function configApply(ctx: Context, file: string | undefined): Promi
   });
 }
 
-async function waitProjected(reads: ReadStore, position: Position): Promise<boolean> {
+/** Whether the running projector passed `position` in every projection (or those named) within a bounded wait. */
+export async function waitProjected(reads: ReadStore, position: Position, names?: readonly string[]): Promise<boolean> {
   if (!(await projectorState(reads))?.running) return false;
   const deadline = Date.now() + PROJECTED_WAIT_MS;
+  const projections = names ? PROJECTIONS.filter((p) => names.includes(p.name)) : PROJECTIONS;
   while (Date.now() < deadline) {
     const checkpoints = new Map((await reads.listCheckpoints()).map((c) => [c.name, c.position]));
-    const behind = PROJECTIONS.some((p) => {
+    const behind = projections.some((p) => {
       const cp = checkpoints.get(p.name);
       return !cp || comparePositions(cp, position) < 0;
     });

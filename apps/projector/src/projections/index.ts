@@ -2,6 +2,8 @@ import type { Projection } from '@svc/infrastructure/projection/projection';
 import { connectionsProjection } from './connections.projection';
 import { customersProjection } from './customers.projection';
 import { knownIssuesProjection } from './knownissues.projection';
+import { deploymentsProjection } from './deployments.projection';
+import { deploymonitorProjection } from './deploymonitor.projection';
 import { notesProjection } from './notes.projection';
 import { notificationPolicyProjection } from './notificationpolicy.projection';
 import { organizationsProjection } from './organizations.projection';
@@ -22,6 +24,8 @@ export const PROJECTIONS: readonly Projection[] = [
   customersProjection,
   knownIssuesProjection,
   runbooksProjection,
+  deploymentsProjection,
+  deploymonitorProjection,
 ];
 
 export function projectionNamed(name: string): Projection {

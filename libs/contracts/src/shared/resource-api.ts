@@ -61,6 +61,13 @@ export interface ResourceApi {
    * update_mask like the times (AIP-203) instead of answered as unknown.
    */
   outputOnly?: readonly string[];
+  /**
+   * camelCase paths UpdateX touches when update_mask is absent, where the spec gives a default mask
+   * (UpdateDeploymentEnvironment: `monitoring_enabled`); otherwise every provided field.
+   */
+  defaultMask?: readonly string[];
+  /** Top-level fields ListX returns when the spec's list form is a subset (Get returns everything). */
+  listFields?: readonly string[];
   /** camelCase dotted paths under the resource whose object keys are user data, kept verbatim (labels). */
   preserveKeysUnder?: readonly string[];
   /**

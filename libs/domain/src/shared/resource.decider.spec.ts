@@ -382,3 +382,43 @@ describe('resource kit: derived and unique fields', () => {
     expect(() => resourceDecider({ ...widgetSpec, unique: ['code'] })).toThrow(/do not combine/);
   });
 });
+
+describe('resource decider: implicit resources and put', () => {
+  const implicit = resourceDecider({ ...widgetSpec, implicit: true });
+  const projected: Resource = { name: 'widgets/w1', size: 1, createTime: T0, updateTime: T0 };
+  const updateExisting = (resource: Record<string, unknown>, existing: Resource | null): ResourceCommand => ({
+    type: 'Update',
+    actor: actorAt(T1),
+    name: 'widgets/w1',
+    resource,
+    scope: 'all-provided',
+    existing,
+  });
+
+  it('starts the stream of a resource known only to its read model, then applies the update', () => {
+    given(implicit)
+      .when(updateExisting({ displayName: 'Two' }, projected))
+      .then([{ type: 'WidgetCreated', data: { resource: projected } }, updated({ displayName: 'Two' }, [])]);
+  });
+
+  it('is NOT_FOUND without a read-model document, and appends nothing when nothing changes', () => {
+    given(implicit).when(updateExisting({ displayName: 'Two' }, null)).thenFails('NOT_FOUND');
+    given(implicit).when(updateExisting({ size: 1 }, projected)).thenNothing();
+    // Only kinds that declare themselves implicit start a stream this way.
+    given(widgets).when(updateExisting({ displayName: 'Two' }, projected)).thenFails('NOT_FOUND');
+  });
+
+  it('ignores the read-model document once the stream exists', () => {
+    given(implicit, [created])
+      .when(updateExisting({ displayName: 'Two' }, { ...projected, displayName: 'stale' }))
+      .then([updated({ displayName: 'Two' }, [])]);
+  });
+
+  it('put creates a missing resource and otherwise updates the provided fields', () => {
+    const put = (resource: Record<string, unknown>): ResourceCommand => ({ type: 'Put', actor: actorAt(T0), id: 'w1', resource });
+    given(widgets).when(put({ displayName: 'One', color: 'red', labels: { env: 'prod', team: 'core' } })).then([created]);
+    given(widgets, [created]).when(put({ displayName: 'Two' })).then([updated({ displayName: 'Two' }, [], T0)]);
+    given(widgets, [created]).when(put({ displayName: 'One' })).thenNothing();
+    given(widgets).when(put({ size: 0 })).thenFails('INVALID_ARGUMENT', /size/);
+  });
+});

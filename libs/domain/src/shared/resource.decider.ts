@@ -151,7 +151,13 @@ export function resourceDecider(spec: ResourceSpec): Decider<ResourceState, Reso
   }
 
   function update(command: Extract<ResourceCommand, { type: 'Update' }>, state: ResourceState): ResourceEvent[] {
-    const { actor, name, resource: input } = command;
+    const { actor, name, resource: input, existing } = command;
+    if (spec.implicit && state.resource === null && existing && existing.name === name && existing.deleteTime === undefined) {
+      // First write to a resource that so far lived only in its read model: its stream starts here.
+      const created: ResourceEvent = { type: `${spec.kind}Created`, data: { resource: existing } };
+      const changes = update({ ...command, existing: undefined }, { resource: existing, deleted: false });
+      return changes.length === 0 ? [] : [created, ...changes];
+    }
     const previous = live(state, name);
     const set: JsonObject = {};
     const unset: string[] = [];
@@ -235,6 +241,11 @@ export function resourceDecider(spec: ResourceSpec): Decider<ResourceState, Reso
         return create(command, state);
       case 'Update':
         return update(command, state);
+      case 'Put': {
+        if (state.resource === null) return create({ ...command, type: 'Create' }, state);
+        const { actor, id, resource, refs } = command;
+        return update({ type: 'Update', actor, name: `${spec.collection}/${id}`, resource, scope: 'all-provided', refs }, state);
+      }
       case 'Delete':
         live(state, command.name);
         return [{ type: `${spec.kind}Deleted`, data: { deleteTime: command.actor.now } }];

@@ -82,6 +82,18 @@ export interface ResourceSpec {
   readOnly?(resource: Resource): string | undefined;
   /** Area commands beyond CRUD, by action name; their events carry a patch like `${kind}Updated`. */
   actions?: Record<string, ResourceAction>;
+  /**
+   * The resource comes into being in its read model, projected from other resources' events (a
+   * deployment environment from the first deployment naming it), before its own stream exists. An
+   * Update then carries that document as `existing`, and on an empty stream the decider starts the
+   * stream with `${kind}Created` of it, followed by the update's event.
+   */
+  implicit?: boolean;
+  /**
+   * Checkpoint name of the projection serving this resource, when one projection serves several
+   * related collections (default: the collection). Writes answer once it has passed them.
+   */
+  projection?: string;
 }
 
 /**
@@ -92,7 +104,22 @@ export type Claimed = Readonly<Record<string, string>> | 'pending';
 
 export type ResourceCommand =
   | { type: 'Create'; actor: Actor; id: string; resource: JsonObject; refs?: References; claimed?: Claimed }
-  | { type: 'Update'; actor: Actor; name: string; resource: JsonObject; scope: UpdateScope; refs?: References; claimed?: Claimed }
+  | {
+      type: 'Update';
+      actor: Actor;
+      name: string;
+      resource: JsonObject;
+      scope: UpdateScope;
+      refs?: References;
+      claimed?: Claimed;
+      /** The read-model document of an `implicit` resource (null when there is none). */
+      existing?: Resource | null;
+    }
+  /**
+   * Create, or update every provided field of, the resource: for resources one trusted producer
+   * records and then reports progress on (deployment monitor evaluations from the agent runtime).
+   */
+  | { type: 'Put'; actor: Actor; id: string; resource: JsonObject; refs?: References }
   | { type: 'Delete'; actor: Actor; name: string }
   | { type: 'Undelete'; actor: Actor; name: string }
   | { type: 'Act'; action: string; actor: Actor; name: string; input: JsonObject }

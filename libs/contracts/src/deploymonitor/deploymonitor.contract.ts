@@ -1,0 +1,60 @@
+import { Type } from 'class-transformer';
+import { IsIn, IsInt, IsNotEmpty, IsObject, IsOptional, IsString, ValidateNested } from 'class-validator';
+import type { ResourceApi } from '../shared/resource-api';
+import { MutatingRequest } from '../shared/requests';
+import { EVALUATION_STATUSES } from './enums';
+
+const SERVICE = 'svc.deploy_monitor.v1.DeploymentMonitorEvaluationService';
+
+/** Fields of an evaluation its recorder sets (spec part 2, "Deployment monitor evaluation"). */
+export class DeploymentMonitorEvaluationInput {
+  @IsOptional() @IsString() sessionName?: string;
+  @IsOptional() @IsIn(EVALUATION_STATUSES, { message: `status must be one of ${EVALUATION_STATUSES.join(', ')}` }) status?: string;
+  @IsOptional() @IsString() codehostRunId?: string;
+  @IsOptional() @IsString() environment?: string;
+  @IsOptional() @IsString() repository?: string;
+  @IsOptional() @IsString() headSha?: string;
+  @IsOptional() @IsString() baseSha?: string;
+  /** 64-bit integers may arrive as JSON strings. */
+  @IsOptional() @Type(() => Number) @IsInt() prNumber?: number;
+  @IsOptional() @IsString() deploymentTime?: string;
+  @IsOptional() @IsString() summary?: string;
+  @IsOptional() @IsString() overallStatus?: string;
+}
+
+export const evaluationsApi: ResourceApi = {
+  service: SERVICE,
+  singular: 'evaluation',
+  plural: 'evaluations',
+  idField: 'deploymentMonitorEvaluationId',
+  input: DeploymentMonitorEvaluationInput,
+  methods: { get: 'GetDeploymentMonitorEvaluation', list: 'ListDeploymentMonitorEvaluations' },
+  filters: {
+    name: { type: 'string', path: 'name' },
+    environment: { type: 'string', path: 'environment' },
+    repository: { type: 'string', path: 'repository' },
+    status: { type: 'enum', path: 'status', values: EVALUATION_STATUSES },
+    overall_status: { type: 'string', path: 'overallStatus' },
+    head_sha: { type: 'string', path: 'headSha' },
+    session_name: { type: 'string', path: 'sessionName' },
+    deployment_time: { type: 'timestamp', path: 'deploymentTime' },
+    create_time: { type: 'timestamp', path: 'createTime' },
+    update_time: { type: 'timestamp', path: 'updateTime' },
+  },
+  orderBy: { create_time: 'createTime', update_time: 'updateTime', deployment_time: 'deploymentTime' },
+  defaultOrder: 'create_time desc',
+  // The only write is the runtime's record command; the agent runtime's identity holds AGENTS_WRITE.
+  permission: 'AGENTS_WRITE',
+  // The spec's list form: name, times, status, environment, repository, headSha, overallStatus.
+  listFields: ['name', 'createTime', 'updateTime', 'deleteTime', 'status', 'environment', 'repository', 'headSha', 'overallStatus'],
+};
+
+/** Extension (docs/decisions.md): records an evaluation, or the progress of one already recorded. */
+export class RecordDeploymentMonitorEvaluationRequest extends MutatingRequest {
+  @IsString() @IsNotEmpty() deploymentMonitorEvaluationId!: string;
+  @IsObject({ message: 'deployment_monitor_evaluation is required and must be an object' })
+  @ValidateNested()
+  @Type(() => DeploymentMonitorEvaluationInput)
+  deploymentMonitorEvaluation!: DeploymentMonitorEvaluationInput;
+}
+export const RECORD_EVALUATION = 'RecordDeploymentMonitorEvaluation';
