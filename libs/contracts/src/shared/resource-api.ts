@@ -48,10 +48,12 @@ export interface ResourceApi {
   /** snake_case order_by field to document path. `name` is always added as the tiebreaker. */
   orderBy: Record<string, string>;
   defaultOrder: string;
-  /** Permission key every write of this resource needs. */
-  permission: Permission;
+  /** Permission key every write of this resource needs (a read-only resource has none). */
+  permission?: Permission;
   /** UpdateX refuses a missing or empty update_mask (agents). */
   maskRequired?: boolean;
   /** camelCase dotted paths under the resource whose object keys are user data, kept verbatim (labels). */
   preserveKeysUnder?: readonly string[];
+  /** Responses carry `etag` (AIP-154), a hash of the resource's content: it changes with every change. */
+  etag?: boolean;
 }

@@ -27,6 +27,15 @@ describe('parseOrderBy', () => {
     expect(parseOrderBy('name, create_time', sortable, '').map((k) => k.field)).toEqual(['name', 'create_time']);
   });
 
+  it('does not append name when a listed field already sorts by the path name maps to', () => {
+    // Revisions sort `name` by their number: `revision_number desc` must not get `revisionNumber asc` after it.
+    const revisions = { name: 'revisionNumber', revision_number: 'revisionNumber', create_time: 'createTime' };
+    expect(parseOrderBy('create_time desc, revision_number desc', revisions, '')).toEqual([
+      { field: 'create_time', path: 'createTime', direction: -1 },
+      { field: 'revision_number', path: 'revisionNumber', direction: -1 },
+    ]);
+  });
+
   it('accepts camelCase names', () => {
     expect(parseOrderBy('createTime desc,displayName', sortable, '').map((k) => k.field)).toEqual([
       'create_time',

@@ -45,7 +45,8 @@ export function parseOrderBy(
       keys.push({ field, path: fields[field], direction });
     }
   }
-  if (!keys.some((k) => k.field === 'name')) keys.push({ field: 'name', path: fields.name, direction: 1 });
+  // A field sorting by the same path as `name` (revisions sort names by number) already breaks ties.
+  if (!keys.some((k) => k.field === 'name' || k.path === fields.name)) keys.push({ field: 'name', path: fields.name, direction: 1 });
   return keys;
 }
 
