@@ -1,9 +1,11 @@
+import 'reflect-metadata';
 import { execFile } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { HEARTBEAT_KEY, type Heartbeat } from '@svc/infrastructure/projection/heartbeat';
 import { createReadStore } from '@svc/infrastructure/read-store';
 import type { Doc } from '@svc/infrastructure/read-store/read-store.port';
+import { PROJECTIONS } from '../apps/projector/src/projections';
 import { CLI_MAIN, eventually, Stack, TEST_CONFIG } from './support/harness';
 
 const NOTES = 'svc.notes.v1.NotesService';
@@ -125,7 +127,9 @@ describe('operator CLI (npm run svc) against a running stack', () => {
       return s.projections.every((p) => p.lag === 0) ? s : undefined;
     });
     expect(status.backend).toBe('sqlite');
-    expect(status.projections.map((p) => p.name).sort()).toEqual(['access', 'connections', 'notes', 'organizations']);
+    // Every projection the projector runs (each area adds its own), and nothing else.
+    expect(status.projections.map((p) => p.name).sort()).toEqual(PROJECTIONS.map((p) => p.name).sort());
+    expect(status.projections.map((p) => p.name)).toEqual(expect.arrayContaining(['access', 'connections', 'notes', 'organizations']));
     for (const p of status.projections) expect(p).toMatchObject({ checkpoint: status.head, caughtUp: true, parked: 0 });
     expect(status.projector).toMatchObject({ running: true, pid: expect.any(Number) });
     expect(status.projector?.ageMs).toBeLessThan(5000);
@@ -175,7 +179,7 @@ describe('operator CLI (npm run svc) against a running stack', () => {
 
   // Last: it stops the stack.
   it('with no projector running, rebuild --all runs in the CLI process and gives the same read models', async () => {
-    const collections = ['organizations', 'apikeys', 'roles', 'members', 'connections', 'notes'];
+    const collections = PROJECTIONS.flatMap((p) => p.collections);
     const dump = async (): Promise<Record<string, Doc[]>> => {
       const reads = await createReadStore({ SVC_DATA_DIR: stack.dataDir });
       try {
@@ -196,12 +200,7 @@ describe('operator CLI (npm run svc) against a running stack', () => {
     await reads.close();
 
     const rebuilt = await svcJson<{ results: Array<{ projection: string; events: number; by: string }> }>(stack, 'projections', 'rebuild', '--all');
-    expect(rebuilt.results.map((r) => [r.projection, r.by])).toEqual([
-      ['organizations', 'cli'],
-      ['access', 'cli'],
-      ['connections', 'cli'],
-      ['notes', 'cli'],
-    ]);
+    expect(rebuilt.results.map((r) => [r.projection, r.by])).toEqual(PROJECTIONS.map((p) => [p.name, 'cli']));
     const status = await svcJson<Status>(stack, 'projections', 'status');
     expect(status.projector?.running).toBe(false);
     expect(status.projections.every((p) => p.lag === 0 && p.checkpoint === status.head)).toBe(true);

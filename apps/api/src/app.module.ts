@@ -6,6 +6,7 @@ import type { Settings } from '@svc/infrastructure/config/env';
 import { InfrastructureModule } from '@svc/infrastructure/nest/infrastructure.module';
 import { ApiAuthGuard } from './auth/auth.guard';
 import { BasicStrategy } from './auth/basic.strategy';
+import { CatalogModule } from './catalog/catalog.module';
 import { CredentialsService } from './auth/credentials.service';
 import { ExecuteCommandHandler } from './cqrs/execute.command';
 import { GetDocumentHandler, ListDocumentsHandler } from './cqrs/queries';
@@ -39,6 +40,7 @@ export function appModule(settings: Settings) {
       IdentityModule,
       RolesModule,
       NotesModule,
+      CatalogModule,
     ],
     controllers: [RpcController, RestController],
     providers: [

@@ -7,11 +7,14 @@
 import type { JsonObject } from '@svc/domain/shared/json-path';
 import type { ResourceSpec } from '@svc/domain/shared/resource';
 import type { ReadStore } from '../read-store/read-store.port';
+import { catalogSeeds } from './catalog-config';
 import type { OrganizationConfig } from './operator-config';
 
 export interface Seed {
   spec: ResourceSpec;
   id: string;
+  /** Name of the parent of a nested resource (`services/checkout` for its dimensions). */
+  parent?: string;
   /** The resource as it should be (settable and output fields, no name or times); null deletes it. */
   resource: JsonObject | null;
   /** `replace` makes it match; `ensure` only creates it when missing (users may edit it afterwards). */
@@ -22,4 +25,4 @@ export interface Seed {
 export type SeedSource = (org: OrganizationConfig, reads: ReadStore) => Promise<Seed[]>;
 
 /** Every area's seed source, applied in this order after the organization and its access. */
-export const SEED_SOURCES: readonly SeedSource[] = [];
+export const SEED_SOURCES: readonly SeedSource[] = [catalogSeeds];
