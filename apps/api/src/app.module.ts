@@ -6,6 +6,7 @@ import type { Settings } from '@svc/infrastructure/config/env';
 import { InfrastructureModule } from '@svc/infrastructure/nest/infrastructure.module';
 import { ApiAuthGuard } from './auth/auth.guard';
 import { BasicStrategy } from './auth/basic.strategy';
+import { CatalogModule } from './catalog/catalog.module';
 import { CredentialsService } from './auth/credentials.service';
 import { ConnectionsModule } from './connections/connections.module';
 import { CustomersModule } from './customers/customers.module';
@@ -57,6 +58,7 @@ export function appModule(settings: Settings) {
       RunbooksModule,
       DeploymentsModule,
       DeploymonitorModule,
+      CatalogModule,
     ],
     controllers: [RpcController, RestController],
     providers: [

@@ -1,15 +1,20 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { CommandBus, QueryBus } from '@nestjs/cqrs';
 import { Type } from 'class-transformer';
-import { IsObject, IsOptional, IsString, ValidateNested } from 'class-validator';
+import { IsNotEmpty, IsObject, IsOptional, IsString, ValidateNested } from 'class-validator';
 import { randomUUID } from 'node:crypto';
 import { v5 as uuidv5 } from 'uuid';
-import { ListRequest, MutatingRequest, NameRequest, OptionalNameRequest } from '@svc/contracts/shared/requests';
+import { ListRequest, MutatingRequest, NameRequest, OptionalNameRequest, ParentListRequest } from '@svc/contracts/shared/requests';
 import type { ResourceApi } from '@svc/contracts/shared/resource-api';
 import type { Actor, Decider } from '@svc/domain/shared/decider';
-import { invalid } from '@svc/domain/shared/domain-error';
+import { invalid, notFound } from '@svc/domain/shared/domain-error';
 import {
+  kindLabel,
+  namePattern,
+  nameTemplate,
+  resourceName,
   resourceStreamId,
+  storeOf,
   type References,
   type Resource,
   type ResourceCommand,
@@ -26,6 +31,7 @@ import { docId } from '@svc/infrastructure/projection/projection';
 import { parseUpdateMask } from '@svc/infrastructure/query';
 import type { ReadStore } from '@svc/infrastructure/read-store/read-store.port';
 import { camelToSnake } from '@svc/infrastructure/wire';
+import { withEtag } from '@svc/infrastructure/wire/etag';
 import { actorOf, type Principal } from '../auth/principal';
 import { ExecuteCommand } from '../cqrs/execute.command';
 import { GetDocumentQuery, ListDocumentsQuery, toResponse } from '../cqrs/queries';
@@ -42,7 +48,7 @@ type ResourceRequest = MutatingRequest & Record<string, unknown>;
  * object validated as a nested `api.input` and the ID field on create (update_mask is checked by
  * parseUpdateMask against the resource's fields). One validation pass covers envelope and resource.
  */
-function envelope(api: ResourceApi, method: 'create' | 'update'): new () => ResourceRequest {
+function envelope(spec: ResourceSpec, api: ResourceApi, method: 'create' | 'update'): new () => ResourceRequest {
   class Envelope extends MutatingRequest {}
   const target = Envelope.prototype;
   const key = api.singular;
@@ -53,6 +59,10 @@ function envelope(api: ResourceApi, method: 'create' | 'update'): new () => Reso
   if (method === 'create') {
     IsOptional()(target, api.idField);
     IsString()(target, api.idField);
+    if (spec.parent) {
+      IsString()(target, 'parent');
+      IsNotEmpty()(target, 'parent');
+    }
   }
   return Envelope as new () => ResourceRequest;
 }
@@ -64,6 +74,8 @@ function envelope(api: ResourceApi, method: 'create' | 'update'): new () => Reso
 @Injectable()
 export class ResourceKit {
   private readonly deciders = new Map<ResourceSpec, Decider<ResourceState, ResourceCommand, ResourceEvent>>();
+  /** Every registered resource, to find the read model a referenced name lives in. */
+  private readonly specs: ResourceSpec[] = [];
 
   constructor(
     private readonly commands: CommandBus,
@@ -74,36 +86,44 @@ export class ResourceKit {
   ) {}
 
   register(spec: ResourceSpec, api: ResourceApi): void {
+    const { methods } = api;
+    if (!api.permission && (methods.create || methods.update || methods.delete || methods.undelete)) {
+      throw new Error(`${api.service}: a resource with write methods needs a permission`);
+    }
+    this.specs.push(spec);
     const noun = nounOf(api);
-    const checkName = nameChecker(spec, api);
-    const run = (principal: Principal, request: MutatingRequest, name: string, command: ResourceCommand, create = false) =>
-      this.execute(spec, principal, request.requestId, name, command, create);
+    const store = storeOf(spec);
+    const checkName = nameChecker(spec, camelToSnake(api.idField));
+    // Responses of a resource with an etag carry it, computed from the content (writes included).
+    const present = (resource: Record<string, unknown>) => (api.etag ? withEtag(resource) : resource);
+    const run = async (principal: Principal, request: MutatingRequest, name: string, command: ResourceCommand, create = false) =>
+      present(await this.execute(spec, principal, request.requestId, name, command, create));
     // Validated by the envelope; a plain copy for the domain.
     const body = (request: ResourceRequest): Record<string, unknown> => ({ ...(request[api.singular] as object | undefined) });
-    const { methods } = api;
     const definitions: MethodDefinition<object>[] = [
       this.method(api, methods.get, api.singleton ? OptionalNameRequest : NameRequest, false, async ({ principal, request }) => ({
-        [api.singular]: await this.queries.execute(
-          new GetDocumentQuery(spec.collection, principal.org, checkName(request.name || api.singleton), noun),
+        [api.singular]: present(
+          await this.queries.execute(new GetDocumentQuery(store, principal.org, checkName(request.name || api.singleton), noun)),
         ),
       })),
     ];
     if (methods.create) {
       definitions.push(
-        this.method(api, methods.create, envelope(api, 'create'), true, async ({ principal, request }) => {
+        this.method(api, methods.create, envelope(spec, api, 'create'), true, async ({ principal, request }) => {
           const resource = body(request);
           const actor = actorOf(principal);
+          const parent = spec.parent ? await this.liveParent(spec.parent, principal.org, request.parent) : undefined;
           const id = chooseId(spec, api, request, actor);
-          const name = `${spec.collection}/${id}`;
+          const name = resourceName(spec, id, parent);
           const refs = await this.lookUp(spec, principal.org, resource);
-          const command = await this.claimUnique(spec, principal, request.requestId, name, { type: 'Create', actor, id, resource, refs });
+          const command = await this.claimUnique(spec, principal, request.requestId, name, { type: 'Create', actor, id, resource, refs, parent });
           return { [api.singular]: await run(principal, request, name, command, true) };
         }),
       );
     }
     if (methods.update) {
       definitions.push(
-        this.method(api, methods.update, envelope(api, 'update'), true, async ({ principal, request }) => {
+        this.method(api, methods.update, envelope(spec, api, 'update'), true, async ({ principal, request }) => {
           const resource = body(request);
           const name = checkName(resource.name);
           const scope = updateScope(spec, api, request.updateMask as string | string[] | undefined);
@@ -135,11 +155,13 @@ export class ResourceKit {
     }
     if (methods.list) {
       definitions.push(
-        this.method(api, methods.list, ListRequest, false, async ({ principal, request }) => {
+        this.method(api, methods.list, spec.parent ? ParentListRequest : ListRequest, false, async ({ principal, request }) => {
+          // A nested collection lists one parent's children; the parent must exist (it may be deleted).
+          const scope = spec.parent ? { _parent: await this.existing(spec.parent, principal.org, (request as ParentListRequest).parent, 'parent') } : {};
           const page = await this.queries.execute(
             new ListDocumentsQuery(
               {
-                collection: spec.collection,
+                collection: store,
                 filters: api.filters,
                 orderBy: api.orderBy,
                 defaultOrder: api.defaultOrder,
@@ -149,9 +171,10 @@ export class ResourceKit {
               },
               principal.org,
               request,
+              scope,
             ),
           );
-          return { [api.plural]: page.items, nextPageToken: page.nextPageToken };
+          return { [api.plural]: page.items.map(present), nextPageToken: page.nextPageToken };
         }),
       );
     }
@@ -181,12 +204,13 @@ export class ResourceKit {
       toAction(request: Req): { name: string; input: Record<string, unknown> };
     },
   ): void {
-    const checkName = nameChecker(spec, api);
+    const checkName = nameChecker(spec, camelToSnake(api.idField));
     this.registry.register(
       this.method(api, definition.method, definition.request, true, async ({ principal, request }) => {
         const { name, input } = definition.toAction(request as Req);
         const command: ResourceCommand = { type: 'Act', action: definition.action, actor: actorOf(principal), name: checkName(name), input };
-        return { [api.singular]: await this.execute(spec, principal, (request as Req).requestId, name, command) };
+        const resource = await this.execute(spec, principal, (request as Req).requestId, name, command);
+        return { [api.singular]: api.etag ? withEtag(resource) : resource };
       }),
     );
   }
@@ -212,7 +236,7 @@ export class ResourceKit {
           context: { actor: command.actor, requestId },
           create,
         },
-        spec.projection ?? spec.collection,
+        spec.projection ?? storeOf(spec),
       ),
     );
     return result.state.resource as Resource;
@@ -220,20 +244,13 @@ export class ResourceKit {
 
   /** The stored resource of this collection (response shape), or null when there is none. */
   async current(spec: ResourceSpec, org: string, name: string): Promise<Resource | null> {
-    const doc = await this.reads.collection(spec.collection).findOne({ _id: docId(org, name) });
-    return doc ? (toResponse(doc) as Resource) : null;
+    return this.read(storeOf(spec), org, name);
   }
 
   /** The resources a request body refers to, read from their read models (null when missing). */
   async lookUp(spec: ResourceSpec, org: string, resource: Record<string, unknown>): Promise<References> {
     const names = [...new Set(spec.references?.(resource) ?? [])];
-    const found = await Promise.all(
-      names.map(async (name) => {
-        const collection = name.slice(0, name.indexOf('/'));
-        const doc = collection ? await this.reads.collection(collection).findOne({ _id: docId(org, name) }) : null;
-        return [name, doc ? (toResponse(doc) as Resource) : null] as const;
-      }),
-    );
+    const found = await Promise.all(names.map(async (name) => [name, await this.read(this.storeFor(name), org, name)] as const));
     return new Map(found);
   }
 
@@ -287,6 +304,35 @@ export class ResourceKit {
     return { ...command, claimed };
   }
 
+  /** The read model a name lives in: a registered resource's, else the name's first segment (`connections/x`). */
+  private storeFor(name: string): string {
+    const spec = this.specs.find((s) => namePattern(s).test(name));
+    return spec ? storeOf(spec) : name.slice(0, Math.max(0, name.indexOf('/')));
+  }
+
+  private async read(store: string, org: string, name: string): Promise<Resource | null> {
+    const doc = store ? await this.reads.collection(store).findOne({ _id: docId(org, name) }) : null;
+    return doc ? (toResponse(doc) as Resource) : null;
+  }
+
+  /**
+   * A name of this kind of resource from a request field (`parent` of a nested List), checked and
+   * existing in the caller's organization (soft-deleted counts), else INVALID_ARGUMENT or NOT_FOUND.
+   */
+  async existing(spec: ResourceSpec, org: string, name: unknown, field = 'name'): Promise<string> {
+    const checked = nameChecker(spec, 'id', field)(name);
+    if (!(await this.read(storeOf(spec), org, checked))) throw notFound(`${kindLabel(spec.kind)} '${checked}' not found`);
+    return checked;
+  }
+
+  /** The parent a new child is created under: it must exist and be live. */
+  private async liveParent(parent: ResourceSpec, org: string, name: unknown): Promise<string> {
+    const checked = nameChecker(parent, 'id', 'parent')(name);
+    const found = await this.read(storeOf(parent), org, checked);
+    if (!found || found.deleteTime !== undefined) throw notFound(`${kindLabel(parent.kind)} '${checked}' not found`);
+    return checked;
+  }
+
   private decider(spec: ResourceSpec) {
     let decider = this.deciders.get(spec);
     if (!decider) this.deciders.set(spec, (decider = resourceDecider(spec)));
@@ -329,12 +375,12 @@ function nounOf(api: ResourceApi): string {
   return api.singular.replace(/[A-Z]/g, (c) => ` ${c.toLowerCase()}`);
 }
 
-/** Requests name resources of this collection only: `notes/{note_id}`. */
-function nameChecker(spec: ResourceSpec, api: ResourceApi): (name: unknown) => string {
-  const nameRule = new RegExp(`^${spec.collection}/[^/]+$`);
+/** Requests name resources of this collection only: `notes/{note_id}`, `services/{id}/dimensions/{...}`. */
+function nameChecker(spec: ResourceSpec, idLabel = 'id', field = 'name'): (name: unknown) => string {
+  const nameRule = namePattern(spec);
   return (name) => {
     if (typeof name !== 'string' || !nameRule.test(name)) {
-      throw invalid(`name must look like '${spec.collection}/{${camelToSnake(api.idField)}}', got '${String(name ?? '')}'`);
+      throw invalid(`${field} must look like '${nameTemplate(spec, idLabel)}', got '${String(name ?? '')}'`);
     }
     return name;
   };

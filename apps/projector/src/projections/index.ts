@@ -1,4 +1,5 @@
 import type { Projection } from '@svc/infrastructure/projection/projection';
+import { catalogProjections } from './catalog.projection';
 import { connectionsProjection } from './connections.projection';
 import { customersProjection } from './customers.projection';
 import { knownIssuesProjection } from './knownissues.projection';
@@ -26,6 +27,7 @@ export const PROJECTIONS: readonly Projection[] = [
   runbooksProjection,
   deploymentsProjection,
   deploymonitorProjection,
+  ...catalogProjections,
 ];
 
 export function projectionNamed(name: string): Projection {

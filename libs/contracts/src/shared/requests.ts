@@ -39,6 +39,11 @@ export class ListRequest {
   @IsOptional() @Transform(({ value }) => (value === 'true' ? true : value === 'false' ? false : value)) @IsBoolean() showDeleted?: boolean;
 }
 
+/** List of a nested collection: `parent` names the resource whose children are listed. */
+export class ParentListRequest extends ListRequest {
+  @IsString() @IsNotEmpty() parent!: string;
+}
+
 export class ResourceBody {
   @IsObject() resource!: Record<string, unknown>;
 }

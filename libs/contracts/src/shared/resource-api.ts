@@ -50,8 +50,8 @@ export interface ResourceApi {
   /** false: clients may order only by the `orderBy` fields, not by `name` (ListAgents). Default true. */
   nameSortable?: boolean;
   defaultOrder: string;
-  /** Permission key every write of this resource needs. */
-  permission: Permission;
+  /** Permission key every write of this resource needs (a read-only resource has none). */
+  permission?: Permission;
   /** CreateX accepts a request without the resource object, as an empty one (CreateAgent). */
   optionalOnCreate?: boolean;
   /** UpdateX refuses a missing or empty update_mask, and `*` (agents: no full replacement). */
@@ -75,4 +75,6 @@ export interface ResourceApi {
    * `Deprecation` header for `since` (RFC 3339) and a `Link` to the same method of `successor`.
    */
   deprecated?: { since: string; successor: string };
+  /** Responses carry `etag` (AIP-154), a hash of the resource's content: it changes with every change. */
+  etag?: boolean;
 }

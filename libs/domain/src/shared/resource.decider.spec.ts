@@ -1,7 +1,19 @@
 import type { Actor } from './decider';
 import { invalid } from './domain-error';
 import { applyResourceEvent, resourceDecider } from './resource.decider';
-import type { Resource, ResourceCommand, ResourceEvent, ResourceSpec, UpdateScope } from './resource';
+import {
+  namePattern,
+  nameTemplate,
+  parentName,
+  resourceName,
+  snapshotOf,
+  storeOf,
+  type Resource,
+  type ResourceCommand,
+  type ResourceEvent,
+  type ResourceSpec,
+  type UpdateScope,
+} from './resource';
 import { given } from './testing';
 
 const widgetSpec: ResourceSpec = {
@@ -330,6 +342,61 @@ describe('resource kit extensions', () => {
       given(widgets, [seededEvent, deleted]).when(sync({ displayName: 'One', size: 1 })).then([
         { type: 'WidgetUndeleted', data: { updateTime: T1 } },
       ]);
+    });
+  });
+
+  describe('nested resources', () => {
+    const parts = resourceDecider({ ...widgetSpec, kind: 'WidgetPart', collection: 'parts', parent: widgetSpec, store: 'widgetParts', validate: undefined, onCreate: undefined });
+
+    it('names a child under its parent on create and sync', () => {
+      given(parts)
+        .when({ type: 'Create', actor: actorAt(T0), id: 'p1', parent: 'widgets/w1', resource: { displayName: 'P' } })
+        .thenState((state) => expect(state.resource?.name).toBe('widgets/w1/parts/p1'));
+      given(parts)
+        .when({ type: 'Sync', actor: actorAt(T0), id: 'p2', parent: 'widgets/w1', resource: {}, mode: 'replace' })
+        .thenState((state) => expect(state.resource?.name).toBe('widgets/w1/parts/p2'));
+    });
+
+    it('knows its name pattern, template and parent', () => {
+      const spec = { ...widgetSpec, kind: 'WidgetPart', collection: 'parts', parent: widgetSpec };
+      expect(namePattern(spec).test('widgets/w1/parts/p1')).toBe(true);
+      expect(namePattern(spec).test('widgets/w1/parts')).toBe(false);
+      expect(namePattern(spec).test('parts/p1')).toBe(false);
+      expect(namePattern(widgetSpec).test('widgets/w1/parts/p1')).toBe(false);
+      expect(nameTemplate(spec, 'part_id')).toBe('widgets/{id}/parts/{part_id}');
+      expect(parentName('widgets/w1/parts/p1')).toBe('widgets/w1');
+      expect(resourceName(spec, 'p1', 'widgets/w1')).toBe('widgets/w1/parts/p1');
+      expect(() => resourceName(spec, 'p1')).toThrow(/parent is required/);
+      expect(storeOf({ ...spec, store: 'widgetParts' })).toBe('widgetParts');
+      expect(storeOf(widgetSpec)).toBe('widgets');
+    });
+  });
+
+  describe('snapshots', () => {
+    const snapshotted = resourceDecider({ ...widgetSpec, snapshots: true });
+
+    it('adds the resource after each event to every event but Created', () => {
+      given(snapshotted, [created])
+        .when(update({ displayName: 'Two' }, 'all-provided'))
+        .then([{ type: 'WidgetUpdated', data: { set: { displayName: 'Two' }, unset: [], updateTime: T1, snapshot: { ...w1, displayName: 'Two', updateTime: T1 } } }]);
+      given(snapshotted).when(create('w1', { displayName: 'One', color: 'red', labels: { env: 'prod', team: 'core' } })).then([created]);
+      given(snapshotted, [created]).when(del()).then([{ type: 'WidgetDeleted', data: { deleteTime: T1, snapshot: { ...w1, deleteTime: T1 } } }]);
+    });
+
+    it('gives each event of one command the state after that event (undelete, then update)', () => {
+      const seeded: ResourceEvent = { type: 'WidgetCreated', data: { resource: { ...w1, name: 'widgets/s1' } } };
+      const gone: ResourceEvent = { type: 'WidgetDeleted', data: { deleteTime: T1 } };
+      const back = { displayName: 'Back', color: 'red', labels: w1.labels, size: 1 };
+      let undeleted!: ResourceEvent;
+      let changed!: ResourceEvent;
+      given(snapshotted, [seeded, gone])
+        .when({ type: 'Sync', actor: actorAt(T2), id: 's1', resource: back, mode: 'replace' })
+        .thenState((_state, events) => ([undeleted, changed] = events));
+      expect([undeleted.type, changed.type]).toEqual(['WidgetUndeleted', 'WidgetUpdated']);
+      expect(snapshotOf(undeleted)).toMatchObject({ displayName: 'One', updateTime: T2 });
+      expect(snapshotOf(undeleted)?.deleteTime).toBeUndefined();
+      expect(snapshotOf(changed)).toMatchObject({ displayName: 'Back', updateTime: T2 });
+      expect(snapshotOf(seeded)).toEqual({ ...w1, name: 'widgets/s1' });
     });
   });
 });

@@ -18,6 +18,7 @@ import {
   kindLabel,
   wireField,
   type Claimed,
+  resourceName,
   type PatchData,
   type References,
   type Resource,
@@ -128,7 +129,7 @@ export function resourceDecider(spec: ResourceSpec): Decider<ResourceState, Reso
 
   function create(command: Extract<ResourceCommand, { type: 'Create' }>, state: ResourceState): ResourceEvent[] {
     const { actor, id } = command;
-    const name = `${spec.collection}/${id}`;
+    const name = resourceName(spec, id, command.parent);
     // A malformed ID is refused whatever the stream holds (a seeded `svc:` tag must not answer ALREADY_EXISTS).
     if (!spec.idPattern.test(id)) throw invalid(`${spec.idRule} (got '${id}')`);
     // The stream outlives a soft delete, so a deleted resource still holds its name.
@@ -199,7 +200,7 @@ export function resourceDecider(spec: ResourceSpec): Decider<ResourceState, Reso
   /** Brings the stream in line with the desired resource (operator configuration, service seeds). */
   function sync(command: Extract<ResourceCommand, { type: 'Sync' }>, state: ResourceState): ResourceEvent[] {
     const { actor, id, resource: desired } = command;
-    const name = `${spec.collection}/${id}`;
+    const name = resourceName(spec, id, command.parent);
     const current = state.resource;
     if (desired === null) {
       return current === null || state.deleted ? [] : [{ type: `${spec.kind}Deleted`, data: { deleteTime: actor.now } }];
@@ -235,7 +236,22 @@ export function resourceDecider(spec: ResourceSpec): Decider<ResourceState, Reso
     return paths.filter((path) => !paths.some((other) => path.startsWith(`${other}.`)));
   }
 
+  /** With `snapshots`, every event but Created also carries the resource as it is after it. */
+  function withSnapshots(events: ResourceEvent[], state: ResourceState): ResourceEvent[] {
+    if (!spec.snapshots) return events;
+    let resource = state.resource;
+    return events.map((event) => {
+      resource = applyResourceEvent(resource, event);
+      if (isCreated(event) || resource === null) return event;
+      return { ...event, data: { ...event.data, snapshot: resource } } as ResourceEvent;
+    });
+  }
+
   function decide(command: ResourceCommand, state: ResourceState): ResourceEvent[] {
+    return withSnapshots(decideEvents(command, state), state);
+  }
+
+  function decideEvents(command: ResourceCommand, state: ResourceState): ResourceEvent[] {
     switch (command.type) {
       case 'Create':
         return create(command, state);

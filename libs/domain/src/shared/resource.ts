@@ -41,6 +41,22 @@ export interface ResourceSpec {
   kind: string;
   /** Collection segment of the name: `notes` gives `notes/{id}`. */
   collection: string;
+  /**
+   * Nested resources: the parent resource's spec. Names extend the parent's name
+   * (`services/{service}/dimensions/{dimension}`); Create and Sync then carry the parent's name.
+   */
+  parent?: ResourceSpec;
+  /**
+   * Read-model collection (and the projection's name). Defaults to `collection`; a nested resource
+   * needs its own, since its collection segment (`dimensions`, `sessions`) is not unique.
+   */
+  store?: string;
+  /**
+   * Every event but `${kind}Created` (whose `resource` already is one) also carries `snapshot`: the
+   * whole resource after the event, so a changelog projected from the stream (service revisions)
+   * needs no read of the resource.
+   */
+  snapshots?: boolean;
   /** Create requires a client-chosen ID (otherwise the handler supplies a generated one). */
   idRequired: boolean;
   /** Rule for client-chosen IDs, with the message shown when it fails. */
@@ -103,7 +119,7 @@ export interface ResourceSpec {
 export type Claimed = Readonly<Record<string, string>> | 'pending';
 
 export type ResourceCommand =
-  | { type: 'Create'; actor: Actor; id: string; resource: JsonObject; refs?: References; claimed?: Claimed }
+  | { type: 'Create'; actor: Actor; id: string; resource: JsonObject; refs?: References; claimed?: Claimed; parent?: string }
   | {
       type: 'Update';
       actor: Actor;
@@ -129,7 +145,7 @@ export type ResourceCommand =
    * `ensure` only creates a missing resource (a singleton users may then edit). Bypasses the ID rule
    * and readOnly, which guard the API, not the operator.
    */
-  | { type: 'Sync'; actor: Actor; id: string; resource: JsonObject | null; mode: 'replace' | 'ensure' };
+  | { type: 'Sync'; actor: Actor; id: string; resource: JsonObject | null; mode: 'replace' | 'ensure'; parent?: string };
 
 export interface ResourceState {
   resource: Resource | null;
@@ -146,7 +162,7 @@ export interface PatchData {
 
 /**
  * `${kind}Created` { resource }, `${kind}Updated` and area actions (a PatchData), `${kind}Deleted`
- * { deleteTime }, `${kind}Undeleted` { updateTime }.
+ * { deleteTime }, `${kind}Undeleted` { updateTime }; with `snapshots`, all but Created add { snapshot }.
  */
 export interface ResourceEvent {
   type: string;
@@ -161,6 +177,44 @@ export function kindLabel(kind: string): string {
 /** `externalId` gives `external_id`: fields in messages use the wire spelling. */
 export function wireField(field: string): string {
   return field.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);
+}
+
+/** The resource as it is after one of its events: Created's resource, or the snapshot others carry. */
+export function snapshotOf(event: ResourceEvent): Resource | undefined {
+  const data = event.data as { resource?: Resource; snapshot?: Resource };
+  return event.type.endsWith('Created') ? data.resource : data.snapshot;
+}
+
+/** Read-model collection of a resource (and name of the projection that serves it). */
+export function storeOf(spec: Pick<ResourceSpec, 'collection' | 'store'>): string {
+  return spec.store ?? spec.collection;
+}
+
+/** `notes/{id}`, or under its parent for a nested resource: `services/checkout/dimensions/{id}`. */
+export function resourceName(spec: ResourceSpec, id: string, parent?: string): string {
+  if (!spec.parent) return `${spec.collection}/${id}`;
+  if (parent === undefined) throw new Error(`a ${spec.kind} is nested under a ${spec.parent.kind}: its parent is required`);
+  return `${parent}/${spec.collection}/${id}`;
+}
+
+/** Names of this resource: `^notes/[^/]+$`, `^services/[^/]+/dimensions/[^/]+$`. */
+export function namePattern(spec: ResourceSpec): RegExp {
+  return new RegExp(`^${nameSource(spec)}$`);
+}
+
+/** How a name looks, for messages: `notes/{id}`, `services/{id}/dimensions/{id}`. */
+export function nameTemplate(spec: ResourceSpec, idLabel = 'id'): string {
+  return `${spec.parent ? `${nameTemplate(spec.parent)}/` : ''}${spec.collection}/{${idLabel}}`;
+}
+
+/** The parent of a nested resource's name (`services/s/dimensions/d` gives `services/s`). */
+export function parentName(name: string): string {
+  return name.split('/').slice(0, -2).join('/');
+}
+
+function nameSource(spec: ResourceSpec): string {
+  const collection = spec.collection.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+  return `${spec.parent ? `${nameSource(spec.parent)}/` : ''}${collection}/[^/]+`;
 }
 
 /** One stream per resource: `note-acme:notes/n1` (category = lowercase kind, no `-`, for `$ce-note`). */

@@ -4,7 +4,7 @@ import { apiKeyDecider, organizationDecider } from '@svc/domain/organizations/or
 import { accessDecider } from '@svc/domain/roles/access.decider';
 import type { Actor, Decider, DomainEvent } from '@svc/domain/shared/decider';
 import { DomainError } from '@svc/domain/shared/domain-error';
-import { resourceStreamId } from '@svc/domain/shared/resource';
+import { resourceName, resourceStreamId } from '@svc/domain/shared/resource';
 import { resourceDecider } from '@svc/domain/shared/resource.decider';
 import { hashSecret, verifySecret } from '../auth/secret-hash';
 import { CommandExecutor } from '../commands/command-executor';
@@ -86,12 +86,13 @@ export async function applyOperatorConfig(
     }
     for (const source of SEED_SOURCES) {
       for (const seed of await source(org, deps.reads)) {
-        await run(resourceDecider(seed.spec), resourceStreamId(seed.spec, org.id, `${seed.spec.collection}/${seed.id}`), {
+        await run(resourceDecider(seed.spec), resourceStreamId(seed.spec, org.id, resourceName(seed.spec, seed.id, seed.parent)), {
           type: 'Sync',
           actor,
           id: seed.id,
           resource: seed.resource,
           mode: seed.mode,
+          parent: seed.parent,
         });
       }
     }

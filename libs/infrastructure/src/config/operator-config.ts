@@ -1,5 +1,7 @@
 import * as fs from 'node:fs';
 import { parse as parseYaml } from 'yaml';
+import { parseServices, type ServiceConfig } from './catalog-config';
+import { ConfigError } from './config-error';
 
 /** The operator configuration file (spec/operator-config.md), JSON or YAML. */
 export interface OperatorConfig {
@@ -15,7 +17,8 @@ export interface OrganizationConfig {
   members: Array<{ user: string; roles: string[]; apiKeys: ApiKeyPair[] }>;
   serviceAccounts: Array<{ id: string; roles: string[]; apiKeys: ApiKeyPair[] }>;
   connections: ConnectionConfig[];
-  services: Array<Record<string, unknown>>;
+  /** The frozen service catalog, checked against the catalog's rules before anything is applied. */
+  services: ServiceConfig[];
 }
 
 export interface ApiKeyPair {
@@ -33,12 +36,7 @@ export interface ConnectionConfig {
   tools: Array<{ tool: string; enabled: boolean }>;
 }
 
-export class ConfigError extends Error {
-  constructor(message: string) {
-    super(`operator configuration: ${message}`);
-    this.name = 'ConfigError';
-  }
-}
+export { ConfigError };
 
 export function loadOperatorConfig(file: string, env: NodeJS.ProcessEnv = process.env): OperatorConfig {
   let raw: unknown;
@@ -104,7 +102,7 @@ export function parseOperatorConfig(raw: unknown, env: NodeJS.ProcessEnv = proce
           }),
         };
       }),
-      services: list(org.services, `${at}.services`).map((s, j) => obj(s, `${at}.services[${j}]`)),
+      services: parseServices(list(org.services, `${at}.services`), `${at}.services`),
     };
   });
   const ids = new Set<string>();

@@ -12,11 +12,14 @@ import type { JsonObject } from '@svc/domain/shared/json-path';
 import type { ResourceSpec } from '@svc/domain/shared/resource';
 import type { ReadStore } from '../read-store/read-store.port';
 import { systemTagSeeds } from '../tags/system-tags.seed';
+import { catalogSeeds } from './catalog-config';
 import type { OrganizationConfig } from './operator-config';
 
 export interface Seed {
   spec: ResourceSpec;
   id: string;
+  /** Name of the parent of a nested resource (`services/checkout` for its dimensions). */
+  parent?: string;
   /** The resource as it should be (settable and output fields, no name or times); null deletes it. */
   resource: JsonObject | null;
   /** `replace` makes it match; `ensure` only creates it when missing (users may edit it afterwards). */
@@ -31,4 +34,5 @@ export const SEED_SOURCES: readonly SeedSource[] = [
   systemTagSeeds,
   // The notification policy singleton: created once, then the organization's to edit.
   async () => [{ spec: issueNotificationPolicySpec, id: 'default', resource: DEFAULT_ISSUE_NOTIFICATION_POLICY, mode: 'ensure' }],
+  catalogSeeds,
 ];

@@ -1,5 +1,5 @@
 import type { FilterSchema, ResourceApi } from '@svc/contracts/shared/resource-api';
-import { resourceStreamId, type PatchData, type ResourceSpec } from '@svc/domain/shared/resource';
+import { parentName, resourceStreamId, storeOf, type PatchData, type ResourceSpec } from '@svc/domain/shared/resource';
 import type { WriteOp } from '../read-store/read-store.port';
 import { docId, type Projection, type ProjectedEvent } from './projection';
 
@@ -13,10 +13,11 @@ export function indexedPaths(filters: FilterSchema, orderBy: Record<string, stri
 
 /**
  * The resource kit's projection: the read model document is the resource in its response shape,
- * folded from the same events the aggregate folds (Created/Updated/Deleted/Undeleted).
+ * folded from the same events the aggregate folds (Created/Updated/Deleted/Undeleted). A nested
+ * resource's document also keeps its parent's name in `_parent`, which its List is scoped by.
  */
 export function resourceProjection(spec: ResourceSpec, api: ResourceApi): Projection {
-  const collection = spec.collection;
+  const collection = storeOf(spec);
   // Only this kind's streams: 'DeploymentEnvironmentUpdated' must not reach the deployments.
   const prefix = resourceStreamId(spec, '', '').slice(0, -1);
   const update = (e: ProjectedEvent, ops: Record<string, Record<string, unknown>>, upsert = false): WriteOp[] => [
@@ -26,7 +27,7 @@ export function resourceProjection(spec: ResourceSpec, api: ResourceApi): Projec
     name: collection,
     version: 1,
     collections: [collection],
-    indexes: { [collection]: indexedPaths(api.filters, api.orderBy) },
+    indexes: { [collection]: [...(spec.parent ? ['_parent'] : []), ...indexedPaths(api.filters, api.orderBy)] },
     handle(e) {
       if (!e.record.streamId.startsWith(prefix)) return [];
       const data = e.event.data;
@@ -38,8 +39,10 @@ export function resourceProjection(spec: ResourceSpec, api: ResourceApi): Projec
         return update(e, ops);
       }
       switch (e.event.type) {
-        case `${spec.kind}Created`:
-          return update(e, { $set: { ...(data.resource as Record<string, unknown>), _org: e.org } }, true);
+        case `${spec.kind}Created`: {
+          const parent = spec.parent ? { _parent: parentName(e.resourceName) } : {};
+          return update(e, { $set: { ...(data.resource as Record<string, unknown>), _org: e.org, ...parent } }, true);
+        }
         case `${spec.kind}Deleted`:
           return update(e, { $set: { deleteTime: data.deleteTime } });
         case `${spec.kind}Undeleted`:

@@ -35,6 +35,15 @@ describe('parseOrderBy', () => {
     expect(() => parseOrderBy('name desc', sortable, '', { nameSortable: false })).toThrow(/unknown field 'name'; sortable fields are: create_time, display_name, update_time/);
   });
 
+  it('does not append name when a listed field already sorts by the path name maps to', () => {
+    // Revisions sort `name` by their number: `revision_number desc` must not get `revisionNumber asc` after it.
+    const revisions = { name: 'revisionNumber', revision_number: 'revisionNumber', create_time: 'createTime' };
+    expect(parseOrderBy('create_time desc, revision_number desc', revisions, '')).toEqual([
+      { field: 'create_time', path: 'createTime', direction: -1 },
+      { field: 'revision_number', path: 'revisionNumber', direction: -1 },
+    ]);
+  });
+
   it('accepts camelCase names', () => {
     expect(parseOrderBy('createTime desc,displayName', sortable, '').map((k) => k.field)).toEqual([
       'create_time',

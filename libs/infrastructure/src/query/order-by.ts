@@ -47,7 +47,9 @@ export function parseOrderBy(
       keys.push({ field, path: fields[field], direction });
     }
   }
-  if (!keys.some((k) => k.field === 'name')) keys.push({ field: 'name', path: fields.name ?? 'name', direction: 1 });
+  // A field sorting by the same path as `name` (revisions sort names by number) already breaks ties.
+  const namePath = fields.name ?? 'name';
+  if (!keys.some((k) => k.field === 'name' || k.path === namePath)) keys.push({ field: 'name', path: namePath, direction: 1 });
   return keys;
 }
 
