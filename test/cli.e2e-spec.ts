@@ -11,8 +11,6 @@ import { CLI_MAIN, eventually, Stack, TEST_CONFIG } from './support/harness';
 
 const NOTES = 'svc.notes.v1.NotesService';
 const ROLES = 'svc.rbac.v1.RolesService';
-/** Every projection the projector runs, in its order (areas add theirs to PROJECTIONS). */
-const PROJECTION_NAMES = PROJECTIONS.map((p) => p.name);
 
 interface Cli {
   code: number;

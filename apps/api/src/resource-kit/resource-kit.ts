@@ -5,7 +5,7 @@ import { IsNotEmpty, IsObject, IsOptional, IsString, ValidateNested } from 'clas
 import { randomUUID } from 'node:crypto';
 import { v5 as uuidv5 } from 'uuid';
 import { ListRequest, MutatingRequest, NameRequest, OptionalNameRequest, ParentListRequest } from '@svc/contracts/shared/requests';
-import type { ResourceApi } from '@svc/contracts/shared/resource-api';
+import type { ChangelogApi, ResourceApi } from '@svc/contracts/shared/resource-api';
 import type { Actor, Decider } from '@svc/domain/shared/decider';
 import { invalid, notFound } from '@svc/domain/shared/domain-error';
 import {
@@ -216,6 +216,41 @@ export class ResourceKit {
   }
 
   /**
+   * A changelog under a resource (ChangelogApi): List by `parent`, which must name a resource of the
+   * caller's organization (a soft-deleted one still has its history), and Get by name.
+   */
+  changelog(parent: ResourceSpec, api: ChangelogApi): void {
+    const noun = api.singular.replace(/[A-Z]/g, (c) => ` ${c.toLowerCase()}`);
+    const entryId = api.entryId?.pattern.source.replace(/^\^|\$$/g, '') ?? '[^/]+';
+    const entryName = new RegExp(`${namePattern(parent).source.slice(0, -1)}/${api.segment}/${entryId}$`);
+    const entryRule = api.entryId ? ` (${api.entryId.rule})` : '';
+    const definitions: MethodDefinition<object>[] = [
+      this.method(api, api.methods.list, ParentListRequest, false, async ({ principal, request }) => {
+        const name = await this.existing(parent, principal.org, (request as ParentListRequest).parent, 'parent');
+        const { store: collection, filters, orderBy, defaultOrder } = api;
+        const page = await this.queries.execute(
+          new ListDocumentsQuery({ collection, filters, orderBy, defaultOrder, softDelete: false }, principal.org, request, {
+            [api.parentPath]: name,
+          }),
+        );
+        return { [api.plural]: page.items, nextPageToken: page.nextPageToken };
+      }),
+    ];
+    if (api.methods.get) {
+      definitions.push(
+        this.method(api, api.methods.get, NameRequest, false, async ({ principal, request }) => {
+          const { name } = request as NameRequest;
+          if (!entryName.test(name)) {
+            throw invalid(`name must look like '${nameTemplate(parent)}/${api.segment}/{id}'${entryRule}, got '${name}'`);
+          }
+          return { [api.singular]: await this.queries.execute(new GetDocumentQuery(api.store, principal.org, name, noun)) };
+        }),
+      );
+    }
+    this.registry.register(...definitions);
+  }
+
+  /**
    * Runs one command of the generic decider against the resource's stream and answers with the
    * resource once the read model has it (areas with extra steps, such as a uniqueness claim, call this).
    */
@@ -340,7 +375,7 @@ export class ResourceKit {
   }
 
   private method<Req extends object>(
-    api: ResourceApi,
+    api: Pick<ResourceApi, 'service' | 'permission' | 'preserveKeysUnder' | 'deprecated'>,
     method: string,
     request: new () => Req,
     write: boolean,

@@ -1,14 +1,14 @@
 import {
   SERVICE_REVISIONS_STORE as SERVICE_REVISIONS,
   serviceDimensionsApi,
-  serviceRevisionsList,
+  serviceRevisionsApi,
   servicesApi,
 } from '@svc/contracts/catalog/catalog.contract';
 import { serviceRevisionOf } from '@svc/domain/catalog/service-revision';
 import { serviceDimensionSpec, serviceSpec } from '@svc/domain/catalog/service.resource';
 import { resourceStreamId, type ResourceEvent } from '@svc/domain/shared/resource';
 import { docId, type Projection } from '@svc/infrastructure/projection/projection';
-import { indexedPaths, resourceProjection } from '@svc/infrastructure/projection/resource.projection';
+import { changelogIndexes, resourceProjection } from '@svc/infrastructure/projection/resource.projection';
 import { withEtag } from '@svc/infrastructure/wire/etag';
 
 export const servicesProjection = resourceProjection(serviceSpec, servicesApi);
@@ -22,7 +22,7 @@ export const serviceRevisionsProjection: Projection = {
   name: SERVICE_REVISIONS,
   version: 1,
   collections: [SERVICE_REVISIONS],
-  indexes: { [SERVICE_REVISIONS]: ['_parent', ...indexedPaths(serviceRevisionsList.filters, serviceRevisionsList.orderBy)] },
+  indexes: changelogIndexes(serviceRevisionsApi),
   handle(e) {
     if (!e.record.streamId.startsWith(resourceStreamId(serviceSpec, e.org, ''))) return [];
     const revision = serviceRevisionOf(e.resourceName, Number(e.record.revision), e.event as ResourceEvent, {

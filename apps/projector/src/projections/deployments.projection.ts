@@ -3,7 +3,7 @@
  * checkpoint), so a deployment write that waits for it can read all three. The changelog and the
  * environments are views of the deployment streams: nothing writes them separately.
  */
-import { deploymentEnvironmentsApi, deploymentsApi, statusEventsList } from '@svc/contracts/deployments/deployments.contract';
+import { deploymentEnvironmentsApi, deploymentsApi, statusEventsApi } from '@svc/contracts/deployments/deployments.contract';
 import {
   deploymentEnvironmentSpec,
   environmentFromDeployment,
@@ -14,12 +14,12 @@ import type { PatchData, Resource } from '@svc/domain/shared/resource';
 import { resourceStreamId } from '@svc/domain/shared/resource';
 import { combineProjections } from '@svc/infrastructure/projection/combine';
 import { docId, type ProjectedEvent, type Projection } from '@svc/infrastructure/projection/projection';
-import { indexedPaths, resourceProjection } from '@svc/infrastructure/projection/resource.projection';
+import { changelogIndexes, resourceProjection } from '@svc/infrastructure/projection/resource.projection';
 import type { WriteOp } from '@svc/infrastructure/read-store/read-store.port';
 
 const DEPLOYMENT_STREAMS = resourceStreamId(deploymentSpec, '', '').slice(0, -1);
 const CREATED = `${deploymentSpec.kind}Created`;
-const STATUS_EVENTS = statusEventsList.collection;
+const STATUS_EVENTS = statusEventsApi.store;
 
 /**
  * `deployments/{id}/status-events/{n}`: n is the event's stream revision + 1, so the creation (the
@@ -35,7 +35,7 @@ const statusEvents: Projection = {
   name: STATUS_EVENTS,
   version: 1,
   collections: [STATUS_EVENTS],
-  indexes: { [STATUS_EVENTS]: ['deployment', ...indexedPaths(statusEventsList.filters, statusEventsList.orderBy)] },
+  indexes: changelogIndexes(statusEventsApi),
   handle(e) {
     if (!e.record.streamId.startsWith(DEPLOYMENT_STREAMS)) return [];
     if (e.event.type === CREATED) {

@@ -5,7 +5,7 @@
  * operator configuration is the only writer, so no settable-field DTO accepts anything.
  */
 import { CATALOG_SERVICE } from '../catalog';
-import type { FilterSchema, ResourceApi } from '../shared/resource-api';
+import type { ChangelogApi, FilterSchema, ResourceApi } from '../shared/resource-api';
 
 export const SERVICE_STATES = ['SERVICE_STATE_RECOMMENDED', 'SERVICE_STATE_ACTIVE', 'SERVICE_STATE_ARCHIVED'] as const;
 export const SERVICE_DIMENSION_STATES = [
@@ -82,8 +82,16 @@ export const SERVICE_REVISIONS_SERVICE = 'svc.objectives.v1.ServicesService';
 /** Read model (and projection) of service revisions. */
 export const SERVICE_REVISIONS_STORE = 'serviceRevisions';
 
-/** ListServiceRevisions: filterable fields as the spec lists them; `name` sorts by number. */
-export const serviceRevisionsList = {
+/** Service revisions, a changelog of each service's own events (legacy `svc.objectives.v1.ServicesService`). */
+export const serviceRevisionsApi: ChangelogApi = {
+  service: SERVICE_REVISIONS_SERVICE,
+  methods: { list: 'ListServiceRevisions', get: 'GetServiceRevision' },
+  singular: 'serviceRevision',
+  plural: 'serviceRevisions',
+  store: SERVICE_REVISIONS_STORE,
+  segment: 'revisions',
+  entryId: { pattern: /^[1-9][0-9]*$/, rule: 'revisions are numbered from 1' },
+  parentPath: '_parent',
   filters: {
     name: { type: 'string', path: 'name' },
     revision_number: { type: 'number', path: 'revisionNumber' },
@@ -91,7 +99,7 @@ export const serviceRevisionsList = {
     actor_subject: { type: 'string', path: 'actor.subject' },
     actor_kind: { type: 'enum', path: 'actor.kind', values: ACTOR_KINDS },
     create_time: { type: 'timestamp', path: 'createTime' },
-  } satisfies FilterSchema,
+  },
   // `services/s/revisions/10` comes after `.../9`: names sort by their number within the parent.
   orderBy: { name: 'revisionNumber', revision_number: 'revisionNumber', create_time: 'createTime' },
   // One configuration apply may write two revisions at the same instant (undelete, then update).

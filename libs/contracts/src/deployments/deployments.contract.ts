@@ -1,6 +1,6 @@
 import { IsBoolean, IsIn, IsNotEmpty, IsObject, IsOptional, IsString } from 'class-validator';
-import type { ResourceApi } from '../shared/resource-api';
-import { ListRequest, MutatingRequest } from '../shared/requests';
+import type { ChangelogApi, ResourceApi } from '../shared/resource-api';
+import { MutatingRequest } from '../shared/requests';
 import { DEPLOYMENT_SOURCES, DEPLOYMENT_STATUSES } from './enums';
 
 const SERVICE = 'svc.deployments.v1.DeploymentsService';
@@ -57,15 +57,14 @@ export class UpdateDeploymentStatusRequest extends MutatingRequest {
 export const UPDATE_DEPLOYMENT_STATUS = 'UpdateDeploymentStatus';
 
 /** ListDeploymentStatusEvents: the changelog of one deployment. */
-export class ListDeploymentStatusEventsRequest extends ListRequest {
-  @IsString() @IsNotEmpty() parent!: string;
-}
-
-export const statusEventsList = {
+export const statusEventsApi: ChangelogApi = {
   service: SERVICE,
-  method: 'ListDeploymentStatusEvents',
-  collection: 'deployment-status-events',
+  methods: { list: 'ListDeploymentStatusEvents' },
+  singular: 'statusEvent',
   plural: 'statusEvents',
+  store: 'deployment-status-events',
+  segment: 'status-events',
+  parentPath: 'deployment',
   filters: {
     status: { type: 'enum', path: 'status', values: DEPLOYMENT_STATUSES },
     description: { type: 'string', path: 'description', indexed: false },
@@ -75,7 +74,7 @@ export const statusEventsList = {
   orderBy: { event_time: 'eventTime', create_time: 'createTime' },
   // Newest first, as the spec's example; events sharing an event_time keep their recording order.
   defaultOrder: 'event_time desc, create_time desc',
-} as const;
+};
 
 /** Settable fields of a deployment environment (spec part 2, "Deployment environment"). */
 export class DeploymentEnvironmentInput {

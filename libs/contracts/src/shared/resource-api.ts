@@ -78,3 +78,27 @@ export interface ResourceApi {
   /** Responses carry `etag` (AIP-154), a hash of the resource's content: it changes with every change. */
   etag?: boolean;
 }
+
+/**
+ * A changelog under a resource (deployment status events, service revisions): entries projected
+ * from the parent's own events, read-only, listed per parent and optionally fetched by name.
+ */
+export interface ChangelogApi {
+  service: string;
+  /** ListX (takes `parent`) and, when the spec has one, GetX (takes `name`). */
+  methods: { list: string; get?: string };
+  /** Response keys: one entry (`serviceRevision`) and a list (`serviceRevisions`). */
+  singular: string;
+  plural: string;
+  /** Read model of the entries. */
+  store: string;
+  /** Name segment of the entries under the parent: `services/s/revisions/3`. */
+  segment: string;
+  /** What an entry ID looks like (revisions are numbered from 1), and how messages describe it. */
+  entryId?: { pattern: RegExp; rule: string };
+  /** Document path holding the parent's name (an entry's wire field such as `deployment`, or `_parent`). */
+  parentPath: string;
+  filters: FilterSchema;
+  orderBy: Record<string, string>;
+  defaultOrder: string;
+}

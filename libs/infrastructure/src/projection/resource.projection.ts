@@ -1,4 +1,4 @@
-import type { FilterSchema, ResourceApi } from '@svc/contracts/shared/resource-api';
+import type { ChangelogApi, FilterSchema, ResourceApi } from '@svc/contracts/shared/resource-api';
 import { parentName, resourceStreamId, storeOf, type PatchData, type ResourceSpec } from '@svc/domain/shared/resource';
 import type { WriteOp } from '../read-store/read-store.port';
 import { docId, type Projection, type ProjectedEvent } from './projection';
@@ -9,6 +9,11 @@ export function indexedPaths(filters: FilterSchema, orderBy: Record<string, stri
   for (const field of Object.values(filters)) if (field.type !== 'map' && field.indexed !== false) paths.add(field.path);
   for (const path of Object.values(orderBy)) paths.add(path);
   return [...paths];
+}
+
+/** Indexes of a changelog's entries: by parent first, then what its list filters and orders by. */
+export function changelogIndexes(api: ChangelogApi): Record<string, string[]> {
+  return { [api.store]: [api.parentPath, ...indexedPaths(api.filters, api.orderBy)] };
 }
 
 /**

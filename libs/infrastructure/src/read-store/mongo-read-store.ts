@@ -19,7 +19,6 @@ import { positionFromString, positionToString, type Position } from '../event-st
 import type {
   CheckpointRecord,
   Doc,
-  Filter,
   FindOptions,
   ParkedEvent,
   ProjectionBatch,
