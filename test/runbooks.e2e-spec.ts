@@ -65,6 +65,7 @@ describe('runbooks (svc.runbooks.v1.RunbooksService)', () => {
       [[{ name: 'connections/ledger' }], /connections\/ledger/],
       [[{ name: 'connections/warehouse', enabled_tools: ['TOOL_PROMQL_QUERY'] }], /'TOOL_PROMQL_QUERY' is not a tool of connections\/warehouse/],
       [[{ name: 'connections/slack' }, { name: 'connections/slack' }], /bound twice/],
+      [[{ name: 'connections/warehouse', enabled_tools: ['TOOL_SQLDB_QUERY', 'TOOL_SQLDB_QUERY'] }], /'TOOL_SQLDB_QUERY' is listed twice/],
       [[{ name: 'warehouse' }], /connections\[0\]\.name must look like 'connections\/\{connection_id\}', got 'warehouse'/],
       [[{ enabled_tools: [] }], /name/],
       ['connections/warehouse', /connections/],
@@ -81,9 +82,15 @@ describe('runbooks (svc.runbooks.v1.RunbooksService)', () => {
 
   it('UpdateRunbook checks new bindings the same way and applies the mask', async () => {
     await create('restart', { display_name: 'Restart', text: 'Restart the pods' });
-    const bound = await update({ name: 'runbooks/restart', connections: [{ name: 'connections/github', enabled_tools: ['TOOL_CODEHOST_SEARCH'] }] }, 'connections');
+    // Unknown keys inside a binding are dropped like unknown top-level fields, never stored.
+    const bound = await update(
+      { name: 'runbooks/restart', connections: [{ name: 'connections/github', enabled_tools: ['TOOL_CODEHOST_SEARCH'], colour: 'red', extra: { a_b: 1 } }] },
+      'connections',
+    );
     expect(bound.status).toBe(200);
-    expect(bound.body.runbook).toMatchObject({ text: 'Restart the pods', connections: [{ name: 'connections/github', enabledTools: ['TOOL_CODEHOST_SEARCH'] }] });
+    expect(bound.body.runbook).toMatchObject({ text: 'Restart the pods' });
+    expect(bound.body.runbook.connections).toEqual([{ name: 'connections/github', enabledTools: ['TOOL_CODEHOST_SEARCH'] }]);
+    expect((await stack.rpc<{ runbook: Runbook }>(`${S}/GetRunbook`, { name: 'runbooks/restart' })).body.runbook.connections).toEqual(bound.body.runbook.connections);
     const wrongTool = await update({ name: 'runbooks/restart', connections: [{ name: 'connections/github', enabled_tools: ['TOOL_SQLDB_QUERY'] }] });
     expect(wrongTool.body).toMatchObject({ error: { status: 'INVALID_ARGUMENT', message: expect.stringMatching(/TOOL_SQLDB_QUERY/) } });
     const cleared = await update({ name: 'runbooks/restart' }, 'connections');
@@ -122,10 +129,13 @@ describe('runbooks (svc.runbooks.v1.RunbooksService)', () => {
     const denied = await create('bobs', {}, BOB);
     expect(denied.status).toBe(403);
     expect(denied.body).toMatchObject({ error: { status: 'PERMISSION_DENIED', message: expect.stringMatching(/KNOWLEDGE_WRITE/) } });
+    expect((await stack.rpc(`${S}/UpdateRunbook`, { runbook: { name: 'runbooks/db-failover', text: 'x' } }, BOB)).status).toBe(403);
+    expect((await stack.rpc(`${S}/DeleteRunbook`, { name: 'runbooks/db-failover' }, BOB)).status).toBe(403);
     expect((await stack.rpc(`${S}/GetRunbook`, { name: 'runbooks/db-failover' }, BOB)).status).toBe(200);
     expect((await stack.rpc(`${S}/GetRunbook`, { name: 'runbooks/db-failover' }, GINA)).status).toBe(404);
     expect((await stack.rpc<ListRunbooks>(`${S}/ListRunbooks`, {}, GINA)).body.runbooks.map((r) => r.name)).toEqual(['runbooks/ledger-check']);
     expect((await stack.rpc(`${S}/DeleteRunbook`, { name: 'runbooks/db-failover' }, GINA)).status).toBe(404);
+    expect((await stack.rpc(`${S}/UpdateRunbook`, { runbook: { name: 'runbooks/db-failover', text: 'x' } }, GINA)).status).toBe(404);
     expect((await stack.rpc(`${S}/GetRunbook`, { name: 'runbooks/db-failover' })).body).toMatchObject({ runbook: { displayName: 'Database failover' } });
   });
 });

@@ -1,6 +1,5 @@
-import { Type } from 'class-transformer';
-import { ArrayMaxSize, IsArray, IsOptional, IsString, ValidateNested } from 'class-validator';
-import { ConnectionBindingInput } from '../shared/connection-binding';
+import { IsOptional, IsString } from 'class-validator';
+import { ConnectionBindings, type ConnectionBindingInput } from '../shared/connection-binding';
 import type { ResourceApi } from '../shared/resource-api';
 
 /** Settable fields of a runbook (spec part 2, "Runbook"). */
@@ -8,12 +7,7 @@ export class RunbookInput {
   @IsOptional() @IsString() displayName?: string;
   @IsOptional() @IsString() description?: string;
   @IsOptional() @IsString() text?: string;
-  @IsOptional()
-  @IsArray()
-  @ArrayMaxSize(100)
-  @ValidateNested({ each: true })
-  @Type(() => ConnectionBindingInput)
-  connections?: ConnectionBindingInput[];
+  @ConnectionBindings() connections?: ConnectionBindingInput[];
 }
 
 export const runbooksApi: ResourceApi = {
