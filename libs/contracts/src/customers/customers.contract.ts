@@ -36,6 +36,8 @@ export const customersApi: ResourceApi = {
   },
   defaultOrder: 'create_time desc',
   permission: 'KNOWLEDGE_WRITE',
+  // Derived from external_id: dropped from an update_mask like the other output-only fields.
+  outputOnly: ['id'],
 };
 
 /**
