@@ -128,6 +128,13 @@ describe('agents (svc.nxagent.v2.AgentService: agent methods)', () => {
       await stack.rpc(`${S}/CreateAgent`, { agent_id: 'wrong-tool', agent: { connections: [{ name: 'connections/warehouse' }, { name: 'connections/warehouse' }] } }),
       /bound twice/,
     );
+    expectInvalid(
+      await stack.rpc(`${S}/CreateAgent`, {
+        agent_id: 'wrong-tool',
+        agent: { connections: [{ name: 'connections/metrics', enabled_tools: ['TOOL_PROMQL_QUERY', 'TOOL_PROMQL_QUERY'] }] },
+      }),
+      /connections\[0\]\.enabled_tools: 'TOOL_PROMQL_QUERY' is listed twice/,
+    );
     expectInvalid(await stack.rpc(`${S}/CreateAgent`, { agent_id: 'wrong-tool', agent: { connections: [{ enabled_tools: [] }] } }), /connections\.0\.name|name/);
     expectInvalid(await stack.rpc(`${S}/CreateAgent`, { agent_id: 'wrong-tool', agent: { connections: 'connections/warehouse' } }), /connections/);
     expect((await stack.rpc(`${S}/GetAgent`, { name: 'agents/wrong-tool' })).status).toBe(404);

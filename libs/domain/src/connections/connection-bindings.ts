@@ -43,8 +43,12 @@ export function checkConnectionBindings(resource: JsonObject, refs: References, 
     // Unchanged bindings are not re-judged (the connection may have changed type since).
     const unchanged = before.get(binding.name);
     const offered = connection ? toolsOf(String(connection.connectionType)) : [];
+    const tools = new Set<string>();
     for (const tool of binding.enabledTools ?? []) {
       if (unchanged?.has(tool)) continue;
+      // enabled_tools is a set: a repeated tool is a mistake in the request, as a repeated binding is.
+      if (tools.has(tool)) throw invalid(`connections[${i}].enabled_tools: '${tool}' is listed twice`);
+      tools.add(tool);
       if (!offered.includes(tool)) {
         throw invalid(
           `connections[${i}].enabled_tools: '${tool}' is not a tool of ${binding.name} (${String(connection?.connectionType ?? 'unknown type')}); ` +

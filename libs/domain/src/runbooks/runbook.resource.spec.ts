@@ -40,4 +40,25 @@ describe('runbooks', () => {
       .when(createRunbook([{ name: 'connections/warehouse' }, { name: 'connections/warehouse' }]))
       .thenFails('INVALID_ARGUMENT', /bound twice/);
   });
+
+  it('refuses a tool enabled twice on one binding, but not one an update leaves as it was', () => {
+    given()
+      .when(createRunbook([{ name: 'connections/warehouse', enabledTools: ['TOOL_SQLDB_QUERY', 'TOOL_SQLDB_QUERY'] }]))
+      .thenFails('INVALID_ARGUMENT', /connections\[0\]\.enabled_tools: 'TOOL_SQLDB_QUERY' is listed twice/);
+    // Stored before the rule existed: an update that does not touch the binding still works.
+    const stored: ResourceEvent = {
+      type: 'RunbookCreated',
+      data: {
+        resource: {
+          name: 'runbooks/rb-1',
+          connections: [{ name: 'connections/warehouse', enabledTools: ['TOOL_SQLDB_QUERY', 'TOOL_SQLDB_QUERY'] }],
+          createTime: T0,
+          updateTime: T0,
+        },
+      },
+    };
+    given([stored])
+      .when({ type: 'Update', actor, name: 'runbooks/rb-1', resource: { text: 'New steps' }, scope: { paths: ['text'] }, refs })
+      .then([{ type: 'RunbookUpdated', data: { set: { text: 'New steps' }, unset: [], updateTime: T0 } }]);
+  });
 });
