@@ -56,7 +56,10 @@ describe('known issues (svc.knownissues.v1.KnownIssuesService)', () => {
     expect(got.body.knownIssue).toEqual(res.body.knownIssue);
   });
 
-  it('known_issue_id is required and checked; an existing one is ALREADY_EXISTS', async () => {
+  it('known_issue_id and known_issue are required and checked; an existing one is ALREADY_EXISTS', async () => {
+    expect((await stack.rpc(`${S}/CreateKnownIssue`, { known_issue_id: 'bodiless' })).body).toMatchObject({
+      error: { status: 'INVALID_ARGUMENT', message: 'known_issue is required and must be an object' },
+    });
     expect((await stack.rpc(`${S}/CreateKnownIssue`, { known_issue: {} })).body).toMatchObject({
       error: { status: 'INVALID_ARGUMENT', message: expect.stringMatching(/known_issue_id is required/) },
     });
@@ -132,10 +135,13 @@ describe('known issues (svc.knownissues.v1.KnownIssuesService)', () => {
     const denied = await create('bobs', {}, BOB);
     expect(denied.status).toBe(403);
     expect(denied.body).toMatchObject({ error: { status: 'PERMISSION_DENIED', message: expect.stringMatching(/KNOWLEDGE_WRITE/) } });
+    expect((await stack.rpc(`${S}/UpdateKnownIssue`, { known_issue: { name: 'known-issues/slow-checkout', status: RESOLVED } }, BOB)).status).toBe(403);
+    expect((await stack.rpc(`${S}/DeleteKnownIssue`, { name: 'known-issues/slow-checkout' }, BOB)).status).toBe(403);
     expect((await stack.rpc(`${S}/GetKnownIssue`, { name: 'known-issues/slow-checkout' }, BOB)).status).toBe(200);
     expect((await stack.rpc(`${S}/GetKnownIssue`, { name: 'known-issues/slow-checkout' }, GINA)).status).toBe(404);
     expect((await stack.rpc<ListKnownIssues>(`${S}/ListKnownIssues`, {}, GINA)).body.knownIssues).toEqual([]);
     expect((await stack.rpc(`${S}/UpdateKnownIssue`, { known_issue: { name: 'known-issues/slow-checkout', status: RESOLVED } }, GINA)).status).toBe(404);
+    expect((await stack.rpc(`${S}/DeleteKnownIssue`, { name: 'known-issues/slow-checkout' }, GINA)).status).toBe(404);
     expect((await stack.rpc(`${S}/GetKnownIssue`, { name: 'known-issues/slow-checkout' })).body).toMatchObject({ knownIssue: { status: ACTIVE } });
   });
 });

@@ -1,4 +1,5 @@
-import { MethodRegistry, deprecationHeaders, type MethodDefinition } from './method-registry';
+import { IsObject, IsString } from 'class-validator';
+import { MethodRegistry, deprecationHeaders, parseRequest, type MethodDefinition } from './method-registry';
 
 class Empty {}
 const definition = (service: string, headers?: Record<string, string>): MethodDefinition<object> => ({
@@ -24,5 +25,18 @@ describe('method registry: response headers', () => {
     expect(registry.headersOf('svc.things.v1.ThingsService', 'GetThing')).toEqual({ Deprecation: '@1' });
     expect(registry.headersOf('svc.things.v2.ThingsService', 'GetThing')).toEqual({});
     expect(registry.headersOf('svc.things.v9.ThingsService', 'GetThing')).toEqual({});
+  });
+});
+
+describe('method registry: request validation messages', () => {
+  class KnownIssueRequest {
+    @IsObject({ message: 'known_issue is required and must be an object' }) knownIssue?: object;
+    @IsString() knownIssueId?: string;
+  }
+
+  it('names each field once, in snake_case, whichever spelling the message starts with', async () => {
+    await expect(parseRequest({ request: KnownIssueRequest }, { known_issue_id: 7 })).rejects.toMatchObject({
+      message: 'known_issue is required and must be an object; known_issue_id must be a string',
+    });
   });
 });

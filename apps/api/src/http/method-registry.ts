@@ -114,9 +114,11 @@ export async function parseRequest<Req extends object>(
 function validationMessages(errors: ValidationError[], prefix = ''): string[] {
   return errors.flatMap((error) => {
     const path = prefix ? `${prefix}.${camelToSnake(error.property)}` : camelToSnake(error.property);
-    const own = Object.values(error.constraints ?? {}).map((message) =>
-      message.startsWith(`${error.property} `) ? `${path}${message.slice(error.property.length)}` : `${path}: ${message}`,
-    );
+    // A message may already start with the field: camelCase (class-validator's) or snake_case (ours).
+    const own = Object.values(error.constraints ?? {}).map((message) => {
+      const field = [error.property, camelToSnake(error.property)].find((f) => message.startsWith(`${f} `));
+      return field ? `${path}${message.slice(field.length)}` : `${path}: ${message}`;
+    });
     return [...own, ...validationMessages(error.children ?? [], path)];
   });
 }
