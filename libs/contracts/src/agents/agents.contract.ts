@@ -2,6 +2,8 @@ import { ArrayMaxSize, IsArray, IsOptional, IsString } from 'class-validator';
 import { ConnectionBindings, type ConnectionBindingInput } from '../shared/connection-binding';
 import type { ResourceApi } from '../shared/resource-api';
 
+export const AGENT_STATES = ['AGENT_STATE_ON', 'AGENT_STATE_OFF'] as const;
+
 /** Most tags one agent may carry (ours; the spec gives no limit). */
 export const MAX_AGENT_TAGS = 100;
 
@@ -33,7 +35,7 @@ export const agentsApi: ResourceApi = {
     name: { type: 'string', path: 'name' },
     title: { type: 'string', path: 'title' },
     description: { type: 'string', path: 'description', indexed: false },
-    state: { type: 'enum', path: 'state', values: ['AGENT_STATE_ON', 'AGENT_STATE_OFF'] },
+    state: { type: 'enum', path: 'state', values: AGENT_STATES },
     tags: { type: 'string[]', path: 'tags' },
     created_by: { type: 'string', path: 'createdBy' },
     create_time: { type: 'timestamp', path: 'createTime' },

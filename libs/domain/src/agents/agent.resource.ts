@@ -2,12 +2,12 @@
  * Agents (spec part 2, "Agent"): automated workflows with a prompt, bound connections with their
  * enabled tools, tags and an on/off state. Sessions are a separate area.
  */
+import { AGENT_STATES } from '@svc/contracts/agents/agents.contract';
 import { boundConnections, checkConnectionBindings } from '../connections/connection-bindings';
 import { invalid } from '../shared/domain-error';
 import type { JsonObject } from '../shared/json-path';
 import type { ResourceSpec } from '../shared/resource';
 
-export const AGENT_STATES = ['AGENT_STATE_ON', 'AGENT_STATE_OFF'] as const;
 /** State of an agent created without one: usable at once; OFF is the explicit pause (docs/decisions.md). */
 export const DEFAULT_AGENT_STATE = 'AGENT_STATE_ON';
 
