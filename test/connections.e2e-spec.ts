@@ -25,9 +25,10 @@ interface ListTypes {
 }
 
 /** Every clear secret the configuration below holds, inline or through the environment. */
-const SECRETS = ['inline-secret', 'prom-token-secret', 'chat-signing-secret', 'globex-secret', 'vault-from-env'];
+const SECRETS = ['inline-secret', 'prom-token-secret', 'chat-signing-secret', 'globex-secret', 'vault-from-env', 'partner-api-key', 'partner.example'];
 
-// TEST_CONFIG plus two acme connections whose passwords come from the api's environment (one unset).
+// TEST_CONFIG plus two acme connections whose passwords come from the api's environment (one unset), and
+// an HTTP one whose secret is not called a password and whose address comes from the environment.
 const CONFIG = TEST_CONFIG.replace(
   '      - id: pagerduty\n',
   `      - id: vault
@@ -38,6 +39,10 @@ const CONFIG = TEST_CONFIG.replace(
         display_name: Broken DB
         type: CONNECTION_TYPE_SQLDB
         details: {sqldb: {host: broken.internal, password: "\${env:SVC_TEST_UNSET_PASSWORD}"}}
+      - id: partner
+        display_name: Partner API
+        type: CONNECTION_TYPE_HTTP
+        details: {http: {base_url: "\${env:PARTNER_URL}", api_key: partner-api-key, timeout_seconds: 5}}
       - id: pagerduty\n`,
 );
 
@@ -49,7 +54,7 @@ const query = (params: Record<string, string | number | boolean>) =>
 describe('connections (GET /v1/connections, /v1/connections/{id}, /v1/connection-types)', () => {
   let stack: Stack;
   beforeAll(async () => {
-    stack = await Stack.start({ config: CONFIG, env: { VAULT_PASSWORD: 'vault-from-env' } });
+    stack = await Stack.start({ config: CONFIG, env: { VAULT_PASSWORD: 'vault-from-env', PARTNER_URL: 'https://partner.example' } });
   });
   afterAll(async () => {
     await stack.destroy();
@@ -88,6 +93,14 @@ describe('connections (GET /v1/connections, /v1/connections/{id}, /v1/connection
     });
   });
 
+  it('any ${env:NAME} value is resolved at read time, and a secret named like api_key is sealed like a password', async () => {
+    const res = await stack.request<{ connection: Connection }>('GET', '/v1/connections/partner');
+    expect(res.status).toBe(200);
+    expect(res.body.connection.connectionDetails).toEqual({
+      http: { baseUrl: 'https://partner.example', apiKey: 'partner-api-key', timeoutSeconds: 5 },
+    });
+  });
+
   it('an unset variable is FAILED_PRECONDITION naming the variable, never a secret', async () => {
     const res = await stack.request('GET', '/v1/connections/broken');
     expect(res.status).toBe(400);
@@ -119,6 +132,7 @@ describe('connections (GET /v1/connections, /v1/connections/{id}, /v1/connection
         { name: 'connections/github', displayName: 'GitHub', connectionType: 'CONNECTION_TYPE_CODEHOST' },
         { name: 'connections/metrics', displayName: 'Metrics', connectionType: 'CONNECTION_TYPE_PROMETHEUS' },
         { name: 'connections/pagerduty', displayName: 'pagerduty', connectionType: 'CONNECTION_TYPE_PAGER' },
+        { name: 'connections/partner', displayName: 'Partner API', connectionType: 'CONNECTION_TYPE_HTTP' },
         { name: 'connections/slack', displayName: 'Slack', connectionType: 'CONNECTION_TYPE_CHAT' },
         { name: 'connections/vault', displayName: 'Vault DB', connectionType: 'CONNECTION_TYPE_SQLDB' },
         { name: 'connections/warehouse', displayName: 'Warehouse', connectionType: 'CONNECTION_TYPE_SQLDB' },
@@ -146,6 +160,7 @@ describe('connections (GET /v1/connections, /v1/connections/{id}, /v1/connection
     expect(seen).toEqual([
       'connections/slack',
       'connections/github',
+      'connections/partner',
       'connections/pagerduty',
       'connections/metrics',
       'connections/warehouse',
@@ -225,5 +240,7 @@ describe('connections (GET /v1/connections, /v1/connections/{id}, /v1/connection
       (configured.find((e) => e.stream === `connection-acme:${name}`)?.data.connection as Connection).connectionDetails?.sqldb.password;
     expect(stored('connections/warehouse')).toMatch(/^enc:v1:/);
     expect(stored('connections/vault')).toBe('${env:VAULT_PASSWORD}');
+    const partner = configured.find((e) => e.stream === 'connection-acme:connections/partner')?.data.connection as Connection;
+    expect(partner.connectionDetails?.http).toEqual({ base_url: '${env:PARTNER_URL}', api_key: expect.stringMatching(/^enc:v1:/), timeout_seconds: 5 });
   });
 });

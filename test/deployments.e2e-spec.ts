@@ -194,6 +194,12 @@ describe('deployments (svc.deployments.v1.DeploymentsService)', () => {
     await create('env-2', { labels: { environment: 'canary' } });
     const still = await stack.rpc<{ deploymentEnvironment: Environment }>(`${S}/GetDeploymentEnvironment`, { name: 'deployment-environments/canary' });
     expect(still.body.deploymentEnvironment).toEqual(got.body.deploymentEnvironment);
+    // An update that changes nothing answers the environment as it is, though it has no stream of its own yet.
+    const unchanged = await stack.rpc(`${S}/UpdateDeploymentEnvironment`, {
+      deployment_environment: { name: 'deployment-environments/canary', monitoring_enabled: false },
+    }, DEPLOYER);
+    expect(unchanged.status).toBe(200);
+    expect(unchanged.body).toEqual({ deploymentEnvironment: got.body.deploymentEnvironment });
     expect((await stack.rpc(`${S}/GetDeploymentEnvironment`, { name: 'deployment-environments/nowhere' })).status).toBe(404);
   });
 

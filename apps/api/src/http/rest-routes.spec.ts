@@ -32,6 +32,10 @@ describe('REST routes from the spec catalog', () => {
     expect(call('GET', '/v1/catalog/services/a/b')).toBeUndefined();
     expect(router.hasPath('/v1/catalog/services/checkout')).toBe(true);
     expect(router.hasPath('/v1/nothing')).toBe(false);
+    // An escaped slash is a slash: no route has `/v1/connections/a/b` under any verb.
+    expect(call('GET', '/v1/connections/a%2Fb')).toBeUndefined();
+    expect(router.hasPath('/v1/connections/a%2Fb')).toBe(false);
+    expect(router.hasPath('/v1/connections/%E0%A4%A')).toBe(false);
   });
 
   it('merges body, query and path into one request; a resource.name variable nests the body', () => {

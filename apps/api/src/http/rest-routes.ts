@@ -56,12 +56,8 @@ export class RestRouter {
   }
 
   match(verb: string, path: string): RestMatch | undefined {
-    let decoded: string;
-    try {
-      decoded = decodeURIComponent(path);
-    } catch {
-      return undefined;
-    }
+    const decoded = decodePath(path);
+    if (decoded === undefined) return undefined;
     for (const route of this.routes) {
       if (route.verb !== verb) continue;
       const m = route.pattern.exec(decoded);
@@ -72,7 +68,18 @@ export class RestRouter {
 
   /** Whether any route has this path under another verb (405 rather than 404). */
   hasPath(path: string): boolean {
-    return this.routes.some((route) => route.pattern.test(path));
+    // Judged on the decoded path, as `match` is: `a%2Fb` is two segments, not one.
+    const decoded = decodePath(path);
+    return decoded !== undefined && this.routes.some((route) => route.pattern.test(decoded));
+  }
+}
+
+/** The path with its escapes decoded, or undefined when an escape is malformed. */
+function decodePath(path: string): string | undefined {
+  try {
+    return decodeURIComponent(path);
+  } catch {
+    return undefined;
   }
 }
 

@@ -140,7 +140,9 @@ export class ResourceKit {
             ...(spec.implicit ? { existing: await this.current(spec, principal.org, name) } : {}),
           };
           const command = await this.claimUnique(spec, principal, request.requestId, name, update);
-          return { [api.singular]: await run(principal, request, name, command) };
+          // An implicit resource this update left as it was still has no stream: answer its read-model document.
+          const updated = (await this.execute(spec, principal, request.requestId, name, command)) ?? update.existing;
+          return { [api.singular]: present(updated as Resource) };
         }),
       );
     }

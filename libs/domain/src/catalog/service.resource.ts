@@ -9,7 +9,7 @@ import {
   SERVICE_STATES,
 } from '@svc/contracts/catalog/catalog.contract';
 import { invalid } from '../shared/domain-error';
-import type { ResourceSpec } from '../shared/resource';
+import { wireField, type ResourceSpec } from '../shared/resource';
 
 export const DISPLAY_NAME_MAX = 200;
 
@@ -108,7 +108,7 @@ function oneOf(resource: Record<string, unknown>, field: string, wire: string, v
 function strings(resource: Record<string, unknown>, fields: string[]): void {
   for (const field of fields) {
     if (resource[field] !== undefined && typeof resource[field] !== 'string') {
-      throw invalid(`${field.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`)} must be a string`);
+      throw invalid(`${wireField(field)} must be a string`);
     }
   }
 }

@@ -5,7 +5,7 @@
  */
 import { EVALUATION_STATUSES, type EvaluationStatus } from '@svc/contracts/deploymonitor/enums';
 import { failedPrecondition, invalid } from '../shared/domain-error';
-import type { Resource, ResourceSpec } from '../shared/resource';
+import { wireField, type Resource, type ResourceSpec } from '../shared/resource';
 import { normaliseTime } from '../shared/time';
 
 const FINAL: readonly EvaluationStatus[] = ['DEPLOYMENT_MONITOR_EVALUATION_STATUS_COMPLETED', 'DEPLOYMENT_MONITOR_EVALUATION_STATUS_FAILED'];
@@ -47,7 +47,7 @@ export const evaluationSpec: ResourceSpec = {
     const check = (field: string, rule: RegExp, shape: string) => {
       const value = evaluation[field];
       if (value !== undefined && !(typeof value === 'string' && rule.test(value))) {
-        throw invalid(`${field.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`)} must be ${shape} (got '${String(value)}')`);
+        throw invalid(`${wireField(field)} must be ${shape} (got '${String(value)}')`);
       }
     };
     check('sessionName', SESSION, "a session name 'agents/{agent}/sessions/{session}'");

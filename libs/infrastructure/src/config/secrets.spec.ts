@@ -28,6 +28,24 @@ describe('sealSecrets / openSecrets', () => {
     });
   });
 
+  it('seals the usual names of keys and credentials, list items of secret fields included', () => {
+    const http = { http: { url: 'https://api.example', api_key: 'k-1', routingKey: 'r-1', credentials: 'c-1', auth: { tokens: ['t-1', 't-2'] } } };
+    const sealed = sealSecrets(http, box);
+    expect(JSON.stringify(sealed)).not.toMatch(/k-1|r-1|c-1|t-1|t-2/);
+    expect(sealed.http.url).toBe('https://api.example');
+    expect(openSecrets(sealed, box, {})).toEqual(http);
+  });
+
+  it('a ${env:NAME} reference is stored as written and resolved at use, whatever the field is called', () => {
+    const http = { http: { url: '${env:API_URL}', headers: [{ name: 'X-Org', value: '${env:API_ORG}' }], port: 443 } };
+    const sealed = sealSecrets(http, box);
+    expect(sealed).toEqual(http);
+    expect(openSecrets(sealed, box, { API_URL: 'https://api.example', API_ORG: 'acme' })).toEqual({
+      http: { url: 'https://api.example', headers: [{ name: 'X-Org', value: 'acme' }], port: 443 },
+    });
+    expect(() => openSecrets(sealed, box, {})).toThrow(new SecretUnavailableError('environment variable API_URL is not set'));
+  });
+
   it('an unset variable or foreign ciphertext is SecretUnavailableError naming the cause, never a value', () => {
     const sealed = sealSecrets(details, box);
     expect(() => openSecrets(sealed, box, {})).toThrow(new SecretUnavailableError('environment variable CHAT_SECRET is not set'));

@@ -68,9 +68,13 @@ export class SecretBox {
     }
   }
 
-  /** True when a field name holds a secret (password, signing_secret, token, ...). */
+  /**
+   * True when a field name holds a secret (password, signing_secret, token, api_key, routing_key,
+   * credentials, ...). Sealing a field that is not secret costs nothing (Get opens it again);
+   * missing one would put it in an event in clear, so the names are matched broadly.
+   */
   static isSecretField(name: string): boolean {
-    return /(password|secret|token|private_?key)$/i.test(name);
+    return /(password|passphrase|passwd|secret|token|key|credential|authorization)s?$/i.test(name);
   }
 }
 
@@ -84,13 +88,17 @@ export class SecretUnavailableError extends Error {
 
 type Transform = (value: string) => string;
 
-/** Applies `transform` to every string held by a secret field (password, token, ...) at any depth. */
+/**
+ * Applies `transform` to every string held by a secret field (password, token, ...) at any depth, and
+ * to every `${env:NAME}` reference wherever it is: the operator chose to keep that value out of the
+ * file, so it is resolved at use like any secret.
+ */
 function mapSecretFields(value: unknown, transform: Transform, key = ''): unknown {
-  if (Array.isArray(value)) return value.map((v) => mapSecretFields(v, transform));
+  if (Array.isArray(value)) return value.map((v) => mapSecretFields(v, transform, key));
   if (value && typeof value === 'object') {
     return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, mapSecretFields(v, transform, k)]));
   }
-  return typeof value === 'string' && SecretBox.isSecretField(key) ? transform(value) : value;
+  return typeof value === 'string' && (SecretBox.isSecretField(key) || ENV_REFERENCE.test(value)) ? transform(value) : value;
 }
 
 /** Connection details as stored: each secret field sealed (a reference or ciphertext). */
