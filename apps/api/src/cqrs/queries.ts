@@ -26,10 +26,6 @@ export function toResponse(doc: Doc): Doc {
   return out;
 }
 
-function pick(doc: Doc, fields: readonly string[]): Doc {
-  return Object.fromEntries(fields.filter((f) => Object.hasOwn(doc, f)).map((f) => [f, doc[f]]));
-}
-
 export class GetDocumentQuery extends Query<Doc> {
   constructor(
     readonly collection: string,
@@ -66,8 +62,6 @@ export interface ListSpec {
   nameSortable?: boolean;
   /** A fixed list every organization sees (connection types), listed in memory instead of from `collection`. */
   constant?: readonly Doc[];
-  /** Top-level fields each item keeps (a list form that is a subset of the resource); all when absent. */
-  fields?: readonly string[];
 }
 
 export interface Page {
@@ -112,7 +106,6 @@ export class ListDocumentsHandler implements IQueryHandler<ListDocumentsQuery> {
     const last = items[items.length - 1];
     const nextPageToken =
       docs.length > size && last ? encodePageToken({ q: fingerprint, after: sortKeyValues(last, keys) }) : '';
-    const shape = spec.fields ? (doc: Doc) => pick(toResponse(doc), spec.fields as readonly string[]) : toResponse;
-    return { items: items.map(shape), nextPageToken };
+    return { items: items.map(toResponse), nextPageToken };
   }
 }

@@ -94,8 +94,7 @@ export class ResourceKit {
     const noun = nounOf(api);
     const store = storeOf(spec);
     const checkName = nameChecker(spec, camelToSnake(api.idField));
-    // Responses of a resource with an etag carry it, computed from the content (writes included).
-    const present = (resource: Record<string, unknown>) => (api.etag ? withEtag(resource) : resource);
+    const present = presenter(api);
     const run = async (principal: Principal, request: MutatingRequest, name: string, command: ResourceCommand, create = false) =>
       present(await this.execute(spec, principal, request.requestId, name, command, create));
     // Validated by the envelope; a plain copy for the domain.
@@ -112,7 +111,8 @@ export class ResourceKit {
         this.method(api, methods.create, envelope(spec, api, 'create'), true, async ({ principal, request }) => {
           const resource = body(request);
           const actor = actorOf(principal);
-          const parent = spec.parent ? await this.liveParent(spec.parent, principal.org, request.parent) : undefined;
+          // A new child needs a live parent; List and changelogs accept a deleted one.
+          const parent = spec.parent ? await this.existing(spec.parent, principal.org, request.parent, 'parent', true) : undefined;
           const id = chooseId(spec, api, request, actor);
           const name = resourceName(spec, id, parent);
           const refs = await this.lookUp(spec, principal.org, resource);
@@ -137,7 +137,7 @@ export class ResourceKit {
             scope: scope === 'all-provided' && api.defaultMask ? { paths: [...api.defaultMask] } : scope,
             refs,
             // An implicit resource may so far exist only in its read model (see ResourceSpec.implicit).
-            ...(spec.implicit ? { existing: await this.current(spec, principal.org, name) } : {}),
+            ...(spec.implicit ? { existing: await this.read(store, principal.org, name) } : {}),
           };
           const command = await this.claimUnique(spec, principal, request.requestId, name, update);
           // An implicit resource this update left as it was still has no stream: answer its read-model document.
@@ -169,14 +169,16 @@ export class ResourceKit {
                 defaultOrder: api.defaultOrder,
                 softDelete: true,
                 nameSortable: api.nameSortable,
-                fields: api.listFields,
               },
               principal.org,
               request,
               scope,
             ),
           );
-          return { [api.plural]: page.items.map(present), nextPageToken: page.nextPageToken };
+          // The list form may be a subset (listFields); its etag is still the whole resource's.
+          const { listFields } = api;
+          const shape = listFields ? (doc: Record<string, unknown>) => pick(present(doc), [...listFields, 'etag']) : present;
+          return { [api.plural]: page.items.map(shape), nextPageToken: page.nextPageToken };
         }),
       );
     }
@@ -207,12 +209,13 @@ export class ResourceKit {
     },
   ): void {
     const checkName = nameChecker(spec, camelToSnake(api.idField));
+    const present = presenter(api);
     this.registry.register(
       this.method(api, definition.method, definition.request, true, async ({ principal, request }) => {
         const { name, input } = definition.toAction(request as Req);
         const command: ResourceCommand = { type: 'Act', action: definition.action, actor: actorOf(principal), name: checkName(name), input };
         const resource = await this.execute(spec, principal, (request as Req).requestId, name, command);
-        return { [api.singular]: api.etag ? withEtag(resource) : resource };
+        return { [api.singular]: present(resource) };
       }),
     );
   }
@@ -222,7 +225,7 @@ export class ResourceKit {
    * caller's organization (a soft-deleted one still has its history), and Get by name.
    */
   changelog(parent: ResourceSpec, api: ChangelogApi): void {
-    const noun = api.singular.replace(/[A-Z]/g, (c) => ` ${c.toLowerCase()}`);
+    const noun = nounOf(api);
     const entryId = api.entryId?.pattern.source.replace(/^\^|\$$/g, '') ?? '[^/]+';
     const entryName = new RegExp(`${namePattern(parent).source.slice(0, -1)}/${api.segment}/${entryId}$`);
     const entryRule = api.entryId ? ` (${api.entryId.rule})` : '';
@@ -254,7 +257,8 @@ export class ResourceKit {
 
   /**
    * Runs one command of the generic decider against the resource's stream and answers with the
-   * resource once the read model has it (areas with extra steps, such as a uniqueness claim, call this).
+   * resource once the read model has it (areas with a command of their own, such as the evaluations'
+   * Put, call this).
    */
   async execute(
     spec: ResourceSpec,
@@ -276,12 +280,9 @@ export class ResourceKit {
         spec.projection ?? storeOf(spec),
       ),
     );
-    return result.state.resource as Resource;
-  }
-
-  /** The stored resource of this collection (response shape), or null when there is none. */
-  async current(spec: ResourceSpec, org: string, name: string): Promise<Resource | null> {
-    return this.read(storeOf(spec), org, name);
+    // An implicit resource an update left unchanged still has no stream: its read-model document is the answer.
+    const unchanged = command.type === 'Update' ? command.existing : null;
+    return (result.state.resource ?? unchanged) as Resource;
   }
 
   /** The resources a request body refers to, read from their read models (null when missing). */
@@ -353,20 +354,14 @@ export class ResourceKit {
   }
 
   /**
-   * A name of this kind of resource from a request field (`parent` of a nested List), checked and
-   * existing in the caller's organization (soft-deleted counts), else INVALID_ARGUMENT or NOT_FOUND.
+   * A name of this kind of resource from a request field (`parent` of a nested List or Create),
+   * checked and existing in the caller's organization, else INVALID_ARGUMENT or NOT_FOUND. A
+   * soft-deleted one counts unless `live` (a new child needs a live parent).
    */
-  async existing(spec: ResourceSpec, org: string, name: unknown, field = 'name'): Promise<string> {
+  async existing(spec: ResourceSpec, org: string, name: unknown, field = 'name', live = false): Promise<string> {
     const checked = nameChecker(spec, 'id', field)(name);
-    if (!(await this.read(storeOf(spec), org, checked))) throw notFound(`${kindLabel(spec.kind)} '${checked}' not found`);
-    return checked;
-  }
-
-  /** The parent a new child is created under: it must exist and be live. */
-  private async liveParent(parent: ResourceSpec, org: string, name: unknown): Promise<string> {
-    const checked = nameChecker(parent, 'id', 'parent')(name);
-    const found = await this.read(storeOf(parent), org, checked);
-    if (!found || found.deleteTime !== undefined) throw notFound(`${kindLabel(parent.kind)} '${checked}' not found`);
+    const found = await this.read(storeOf(spec), org, checked);
+    if (!found || (live && found.deleteTime !== undefined)) throw notFound(`${kindLabel(spec.kind)} '${checked}' not found`);
     return checked;
   }
 
@@ -407,8 +402,17 @@ export function updateScope(spec: ResourceSpec, api: ResourceApi, mask: string |
   return scope;
 }
 
+/** Responses of a resource with an etag carry it, computed from the whole content (writes included). */
+function presenter(api: Pick<ResourceApi, 'etag'>): <T extends Record<string, unknown>>(resource: T) => T {
+  return (resource) => (api.etag ? withEtag(resource) : resource);
+}
+
+function pick(resource: Record<string, unknown>, fields: readonly string[]): Record<string, unknown> {
+  return Object.fromEntries(fields.filter((f) => Object.hasOwn(resource, f)).map((f) => [f, resource[f]]));
+}
+
 /** `known issue`, for messages. */
-function nounOf(api: ResourceApi): string {
+function nounOf(api: Pick<ResourceApi, 'singular'>): string {
   return api.singular.replace(/[A-Z]/g, (c) => ` ${c.toLowerCase()}`);
 }
 

@@ -1,5 +1,5 @@
 import { Transform, Type } from 'class-transformer';
-import { IsBoolean, IsInt, IsNotEmpty, IsObject, IsOptional, IsString } from 'class-validator';
+import { IsBoolean, IsInt, IsNotEmpty, IsOptional, IsString } from 'class-validator';
 
 /**
  * Request envelopes shared by every resource (AIP-131..135, AIP-155), camelCase after wire
@@ -19,17 +19,6 @@ export class OptionalNameRequest extends MutatingRequest {
   @IsOptional() @IsString() name?: string;
 }
 
-export class CreateRequest extends MutatingRequest {
-  /** Filled per resource from ResourceApi.idField (e.g. noteId); read dynamically. */
-  [key: string]: unknown;
-}
-
-export class UpdateRequest extends MutatingRequest {
-  /** Comma-separated paths, or an array of paths (google.protobuf.FieldMask JSON forms). */
-  @IsOptional() updateMask?: string | string[];
-  [key: string]: unknown;
-}
-
 export class ListRequest {
   @IsOptional() @IsString() filter?: string;
   @IsOptional() @IsString() orderBy?: string;
@@ -42,8 +31,4 @@ export class ListRequest {
 /** List of a nested collection: `parent` names the resource whose children are listed. */
 export class ParentListRequest extends ListRequest {
   @IsString() @IsNotEmpty() parent!: string;
-}
-
-export class ResourceBody {
-  @IsObject() resource!: Record<string, unknown>;
 }

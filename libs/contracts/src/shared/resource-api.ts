@@ -66,7 +66,10 @@ export interface ResourceApi {
    * (UpdateDeploymentEnvironment: `monitoring_enabled`); otherwise every provided field.
    */
   defaultMask?: readonly string[];
-  /** Top-level fields ListX returns when the spec's list form is a subset (Get returns everything). */
+  /**
+   * Top-level fields ListX returns when the spec's list form is a subset (Get returns everything);
+   * with `etag`, items also carry the whole resource's etag.
+   */
   listFields?: readonly string[];
   /** camelCase dotted paths under the resource whose object keys are user data, kept verbatim (labels). */
   preserveKeysUnder?: readonly string[];

@@ -273,12 +273,24 @@ describe('resource kit extensions', () => {
   });
 
   describe('readOnly', () => {
-    const guarded = resourceDecider({ ...widgetSpec, readOnly: (r) => (r.system ? `widget '${r.name}' is a system widget` : undefined) });
+    const guardedSpecReadOnly = (r: Resource) => (r.system ? `widget '${r.name}' is a system widget` : undefined);
+    const guarded = resourceDecider({ ...widgetSpec, readOnly: guardedSpecReadOnly });
     const system: ResourceEvent = { type: 'WidgetCreated', data: { resource: { ...w1, system: true } } };
 
-    it('refuses update, delete and undelete of a read-only resource with FAILED_PRECONDITION', () => {
+    it('refuses update, delete, undelete and area actions on a read-only resource with FAILED_PRECONDITION', () => {
       given(guarded, [system]).when(update({ displayName: 'x' }, 'all-provided')).thenFails('FAILED_PRECONDITION', /system widget/);
       given(guarded, [system]).when(del()).thenFails('FAILED_PRECONDITION', /system widget/);
+      given(guarded, [system, deleted]).when(undelete()).thenFails('FAILED_PRECONDITION', /system widget/);
+      const acting = resourceDecider({ ...widgetSpec, readOnly: guardedSpecReadOnly, actions: { Touch: () => ({ event: 'WidgetTouched', set: { size: 2 } }) } });
+      given(acting, [system])
+        .when({ type: 'Act', action: 'Touch', actor: actorAt(T1), name: 'widgets/w1', input: {} })
+        .thenFails('FAILED_PRECONDITION', /system widget/);
+    });
+
+    it('lets Sync (the operator, not the API) change and delete a read-only resource', () => {
+      const sync = (resource: Record<string, unknown> | null): ResourceCommand => ({ type: 'Sync', actor: actorAt(T1), id: 'w1', resource, mode: 'replace' });
+      given(guarded, [system]).when(sync(null)).then([{ type: 'WidgetDeleted', data: { deleteTime: T1 } }]);
+      given(guarded, [system]).when(sync({ ...w1, displayName: 'New', system: true })).then([updated({ displayName: 'New' }, [])]);
     });
 
     it('leaves other resources writable', () => {
@@ -306,6 +318,29 @@ describe('resource kit extensions', () => {
     it('answers nothing when the action changes nothing, and NOT_FOUND on a deleted resource', () => {
       given(resize, [created]).when(act(1)).thenNothing();
       given(resize, [created, { type: 'WidgetDeleted', data: { deleteTime: T1 } }]).when(act(3)).thenFails('NOT_FOUND');
+    });
+
+    it('recomputes derived fields in the action patch and, with snapshots, carries the resource after it', () => {
+      const derived = resourceDecider({
+        ...widgetSpec,
+        snapshots: true,
+        derive: (r) => ({ big: typeof r.size === 'number' && r.size > 2 ? true : undefined }),
+        actions: { Resize: (_r, input) => ({ event: 'WidgetResized', set: { size: input.size } }) },
+      });
+      const [grown] = given(derived, [created]).when(act(3)).then([
+        {
+          type: 'WidgetResized',
+          data: { set: { size: 3, big: true }, unset: [], updateTime: T1, snapshot: { ...w1, size: 3, big: true, updateTime: T1 } },
+        },
+      ]);
+      const big = applyResourceEvent(w1, grown) as Resource;
+      given(derived, [created, grown]).when(act(1)).then([
+        {
+          type: 'WidgetResized',
+          data: { set: { size: 1 }, unset: ['big'], updateTime: T1, snapshot: { ...w1, updateTime: T1 } },
+        },
+      ]);
+      expect(big.big).toBe(true);
     });
   });
 
@@ -445,8 +480,27 @@ describe('resource kit: derived and unique fields', () => {
     given(coded).when(create('w1', {})).then([expect.objectContaining({ type: 'WidgetCreated' }) as ResourceEvent]);
   });
 
-  it('refuses a spec that combines unique fields with undelete', () => {
-    expect(() => resourceDecider({ ...widgetSpec, unique: ['code'] })).toThrow(/do not combine/);
+  it('refuses a spec that combines unique fields with undelete or implicit creation', () => {
+    expect(() => resourceDecider({ ...widgetSpec, unique: ['code'] })).toThrow(/do not combine with undelete/);
+    expect(() => resourceDecider({ ...widgetSpec, undeletable: false, implicit: true, unique: ['code'] })).toThrow(/do not combine with implicit/);
+  });
+
+  it('refuses Put and Sync, which carry no claims, for a kind with unique fields', () => {
+    expect(() => coded.decide({ type: 'Put', actor: actorAt(T0), id: 'w1', resource: { code: 'abc' } }, coded.initialState())).toThrow(
+      /Put does not claim/,
+    );
+    expect(() =>
+      coded.decide({ type: 'Sync', actor: actorAt(T0), id: 'w1', resource: { code: 'abc' }, mode: 'replace' }, coded.initialState()),
+    ).toThrow(/Sync does not claim/);
+  });
+
+  it('derives output-only fields when Sync creates or changes a resource', () => {
+    const derivedOnly = resourceDecider({ ...widgetSpec, settable: [...widgetSpec.settable, 'code'], derive: (r) => ({ codeLength: String(r.code ?? '').length }) });
+    const sync = (resource: Record<string, unknown>): ResourceCommand => ({ type: 'Sync', actor: actorAt(T1), id: 'w1', resource, mode: 'replace' });
+    given(derivedOnly).when(sync({ code: 'ab', size: 1 })).thenState((state) => expect(state.resource).toMatchObject({ codeLength: 2 }));
+    given(derivedOnly, [{ type: 'WidgetCreated', data: { resource: { name: 'widgets/w1', code: 'ab', codeLength: 2, size: 1, createTime: T0, updateTime: T0 } } }])
+      .when(sync({ code: 'abcd', size: 1 }))
+      .then([updated({ code: 'abcd', codeLength: 4 }, [])]);
   });
 });
 
@@ -473,6 +527,20 @@ describe('resource decider: implicit resources and put', () => {
     given(implicit).when(updateExisting({ size: 1 }, projected)).thenNothing();
     // Only kinds that declare themselves implicit start a stream this way.
     given(widgets).when(updateExisting({ displayName: 'Two' }, projected)).thenFails('NOT_FOUND');
+  });
+
+  it('with snapshots, the implicit Created carries none and the update carries the resource after it', () => {
+    const snapshotted = resourceDecider({ ...widgetSpec, implicit: true, snapshots: true });
+    given(snapshotted)
+      .when(updateExisting({ displayName: 'Two' }, projected))
+      .then([
+        { type: 'WidgetCreated', data: { resource: projected } },
+        { type: 'WidgetUpdated', data: { set: { displayName: 'Two' }, unset: [], updateTime: T1, snapshot: { ...projected, displayName: 'Two', updateTime: T1 } } },
+      ]);
+  });
+
+  it('refuses a deleted read-model document as NOT_FOUND', () => {
+    given(implicit).when(updateExisting({ displayName: 'Two' }, { ...projected, deleteTime: T0 })).thenFails('NOT_FOUND');
   });
 
   it('ignores the read-model document once the stream exists', () => {

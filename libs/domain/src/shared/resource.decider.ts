@@ -65,7 +65,10 @@ export function applyResourceEvent(resource: Resource | null, event: ResourceEve
 
 export function resourceDecider(spec: ResourceSpec): Decider<ResourceState, ResourceCommand, ResourceEvent> {
   const label = kindLabel(spec.kind);
-  if (spec.undeletable && spec.unique?.length) throw new Error(`${spec.kind}: unique fields and undelete do not combine`);
+  if (spec.unique?.length && (spec.undeletable || spec.implicit)) {
+    // An undelete would have to claim again; an implicit resource's first write carries no claim for its document.
+    throw new Error(`${spec.kind}: unique fields do not combine with ${spec.undeletable ? 'undelete' : 'implicit'}`);
+  }
   const mutable = spec.settable.filter((field) => !(spec.immutable ?? []).includes(field));
 
   const live = (state: ResourceState, name: string): Resource => {
@@ -125,6 +128,11 @@ export function resourceDecider(spec: ResourceSpec): Decider<ResourceState, Reso
       if (value === undefined || deepEqual(value, previous?.[field]) || claimed[field] === value) continue;
       throw new DomainError('ABORTED', `${label} '${resource.name}' changed concurrently while its ${wireField(field)} was being claimed; try again`);
     }
+  };
+
+  /** Put and Sync carry no claims: a kind with unique fields would set values nobody guards. */
+  const unclaimed = (type: string) => {
+    if (spec.unique?.length) throw new Error(`${spec.kind}: ${type} does not claim unique fields; use Create and Update`);
   };
 
   function create(command: Extract<ResourceCommand, { type: 'Create' }>, state: ResourceState): ResourceEvent[] {
@@ -194,7 +202,10 @@ export function resourceDecider(spec: ResourceSpec): Decider<ResourceState, Reso
     const outcome = rule(resource, command.input, command.actor);
     if (outcome === null) return [];
     if (RESERVED_SUFFIX.test(outcome.event)) throw new Error(`action event ${outcome.event} must not look like a lifecycle event`);
-    return [{ type: outcome.event, data: { ...outcome.data, set: outcome.set, unset: outcome.unset ?? [], updateTime: command.actor.now } }];
+    const set = { ...outcome.set };
+    const unset = [...(outcome.unset ?? [])];
+    if (spec.derive) derivePatch(applyResourceEvent(resource, updated(set, unset, command.actor.now)) as Resource, set, unset);
+    return [{ type: outcome.event, data: { ...outcome.data, set, unset, updateTime: command.actor.now } }];
   }
 
   /** Brings the stream in line with the desired resource (operator configuration, service seeds). */
@@ -258,9 +269,10 @@ export function resourceDecider(spec: ResourceSpec): Decider<ResourceState, Reso
       case 'Update':
         return update(command, state);
       case 'Put': {
+        unclaimed(command.type);
         if (state.resource === null) return create({ ...command, type: 'Create' }, state);
         const { actor, id, resource, refs } = command;
-        return update({ type: 'Update', actor, name: `${spec.collection}/${id}`, resource, scope: 'all-provided', refs }, state);
+        return update({ type: 'Update', actor, name: resourceName(spec, id), resource, scope: 'all-provided', refs }, state);
       }
       case 'Delete':
         live(state, command.name);
@@ -277,6 +289,7 @@ export function resourceDecider(spec: ResourceSpec): Decider<ResourceState, Reso
       case 'Act':
         return act(command, state);
       case 'Sync':
+        unclaimed(command.type);
         return sync(command, state);
       default:
         return assertNever(command);

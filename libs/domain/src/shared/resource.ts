@@ -47,8 +47,9 @@ export interface ResourceSpec {
    */
   parent?: ResourceSpec;
   /**
-   * Read-model collection (and the projection's name). Defaults to `collection`; a nested resource
-   * needs its own, since its collection segment (`dimensions`, `sessions`) is not unique.
+   * Read-model collection (and the name of the resource's own projection). Defaults to `collection`;
+   * a nested resource needs its own, since its collection segment (`dimensions`, `sessions`) is not
+   * unique. Where writes wait is `projection`.
    */
   store?: string;
   /**
@@ -88,15 +89,19 @@ export interface ResourceSpec {
    * Top-level string fields unique among the organization's live resources of this kind (a
    * customer's externalId). The kit claims each new value in a guard stream before appending
    * (`unique-claim.ts`); the decider refuses to set a value the command does not carry a claim for.
-   * Not combinable with `undeletable` (an undelete would have to claim again).
+   * Written through Create and Update only: not combinable with `undeletable` (an undelete would
+   * have to claim again) or `implicit`, and Put and Sync, which carry no claims, refuse such a kind.
    */
   unique?: readonly string[];
   /**
    * Resources the API may not change (system tags, config-seeded entries): returns why, and Update,
-   * Delete and Undelete answer FAILED_PRECONDITION with that message.
+   * Delete, Undelete and area actions answer FAILED_PRECONDITION with that message (Sync may).
    */
   readOnly?(resource: Resource): string | undefined;
-  /** Area commands beyond CRUD, by action name; their events carry a patch like `${kind}Updated`. */
+  /**
+   * Area commands beyond CRUD, by action name; their events carry a patch like `${kind}Updated`, to
+   * which the kit adds changed `derive` fields. The action is the rule: `validate` is not called.
+   */
   actions?: Record<string, ResourceAction>;
   /**
    * The resource comes into being in its read model, projected from other resources' events (a
@@ -106,8 +111,9 @@ export interface ResourceSpec {
    */
   implicit?: boolean;
   /**
-   * Checkpoint name of the projection serving this resource, when one projection serves several
-   * related collections (default: the collection). Writes answer once it has passed them.
+   * Checkpoint name of the projection serving this resource, when one combined projection serves
+   * several related collections (default: `store`, the resource's own). Writes answer once it has
+   * passed them.
    */
   projection?: string;
 }
@@ -142,8 +148,9 @@ export type ResourceCommand =
   /**
    * Makes the resource match what the service or the operator configuration says it is: created,
    * updated, deleted (`resource: null`) or undeleted as needed; nothing when it already matches.
-   * `ensure` only creates a missing resource (a singleton users may then edit). Bypasses the ID rule
-   * and readOnly, which guard the API, not the operator.
+   * `ensure` only creates a missing resource (a singleton users may then edit). Bypasses the ID rule,
+   * readOnly, onCreate and validate, which guard the API, not the operator (whose configuration is
+   * judged when it is parsed); `derive` and `snapshots` apply.
    */
   | { type: 'Sync'; actor: Actor; id: string; resource: JsonObject | null; mode: 'replace' | 'ensure'; parent?: string };
 
@@ -185,7 +192,7 @@ export function snapshotOf(event: ResourceEvent): Resource | undefined {
   return event.type.endsWith('Created') ? data.resource : data.snapshot;
 }
 
-/** Read-model collection of a resource (and name of the projection that serves it). */
+/** Read-model collection of a resource (and name of its own projection; see ResourceSpec.projection). */
 export function storeOf(spec: Pick<ResourceSpec, 'collection' | 'store'>): string {
   return spec.store ?? spec.collection;
 }

@@ -18,8 +18,9 @@ export function changelogIndexes(api: ChangelogApi): Record<string, string[]> {
 
 /**
  * The resource kit's projection: the read model document is the resource in its response shape,
- * folded from the same events the aggregate folds (Created/Updated/Deleted/Undeleted). A nested
- * resource's document also keeps its parent's name in `_parent`, which its List is scoped by.
+ * folded from the same events the aggregate folds (Created, patches from Updated and area actions,
+ * Deleted, Undeleted; snapshots serve changelogs and are not read here). A nested resource's
+ * document also keeps its parent's name in `_parent`, which its List is scoped by.
  */
 export function resourceProjection(spec: ResourceSpec, api: ResourceApi): Projection {
   const collection = storeOf(spec);

@@ -19,6 +19,12 @@ describe('parseUpdateMask', () => {
     expect(parseUpdateMask(['*'], spec)).toBe('all');
   });
 
+  it('refuses a mask that is neither a string nor a list of strings (INVALID_ARGUMENT, not a crash)', () => {
+    for (const bad of [5, { paths: ['display_name'] }, [1], true]) {
+      expect(invalidMessage(() => parseUpdateMask(bad as unknown as string, spec))).toMatch(/comma-separated/);
+    }
+  });
+
   it('converts snake_case, accepts camelCase, trims and deduplicates', () => {
     expect(parseUpdateMask(' display_name , description,displayName', spec)).toEqual({ paths: ['displayName', 'description'] });
     expect(parseUpdateMask(['display_name', 'description,labels'], spec)).toEqual({ paths: ['displayName', 'description', 'labels'] });

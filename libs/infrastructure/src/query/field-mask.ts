@@ -22,6 +22,10 @@ const invalid = (message: string) => new DomainError('INVALID_ARGUMENT', `update
 const camel = (s: string) => s.replace(/(?<=[A-Za-z0-9])_+([A-Za-z0-9])/g, (_m, c: string) => c.toUpperCase());
 
 export function parseUpdateMask(mask: string | readonly string[] | undefined | null, spec: UpdateMaskSpec): UpdateMask {
+  // The request body is untrusted: `update_mask: 5` or `{ paths }` is a bad argument, not a crash.
+  if (mask !== undefined && mask !== null && typeof mask !== 'string' && !(Array.isArray(mask) && mask.every((m) => typeof m === 'string'))) {
+    throw invalid("must be a comma-separated string of field paths (or a list of them)");
+  }
   const items = (typeof mask === 'string' ? [mask] : (mask ?? []))
     .flatMap((m) => m.split(','))
     .map((p) => p.trim())
