@@ -140,9 +140,7 @@ export class ResourceKit {
             ...(spec.implicit ? { existing: await this.read(store, principal.org, name) } : {}),
           };
           const command = await this.claimUnique(spec, principal, request.requestId, name, update);
-          // An implicit resource this update left as it was still has no stream: answer its read-model document.
-          const updated = (await this.execute(spec, principal, request.requestId, name, command)) ?? update.existing;
-          return { [api.singular]: present(updated as Resource) };
+          return { [api.singular]: present(await this.execute(spec, principal, request.requestId, name, command)) };
         }),
       );
     }
