@@ -6,7 +6,7 @@ import { AGENT_STATES } from '@svc/contracts/agents/agents.contract';
 import { boundConnections, checkConnectionBindings } from '../connections/connection-bindings';
 import { invalid } from '../shared/domain-error';
 import type { JsonObject } from '../shared/json-path';
-import type { ResourceSpec } from '../shared/resource';
+import { commonId, type ResourceSpec } from '../shared/resource';
 
 /** State of an agent created without one: usable at once; OFF is the explicit pause (docs/decisions.md). */
 export const DEFAULT_AGENT_STATE = 'AGENT_STATE_ON';
@@ -22,9 +22,7 @@ export const agentSpec: ResourceSpec = {
   collection: 'agents',
   idRequired: true,
   // Spec: alphanumeric, hyphens, underscores, starting with a letter or digit. The 128 cap is ours.
-  idPattern: /^[a-zA-Z0-9][a-zA-Z0-9_-]{0,127}$/,
-  idRule:
-    'agent_id must start with a letter or digit and contain only letters, digits, hyphens and underscores (at most 128 characters)',
+  ...commonId('agent_id'),
   settable: ['title', 'description', 'prompt', 'connections', 'state', 'tags'],
   defaults: { state: DEFAULT_AGENT_STATE },
   undeletable: true,

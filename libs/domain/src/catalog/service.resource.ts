@@ -9,14 +9,12 @@ import {
   SERVICE_STATES,
 } from '@svc/contracts/catalog/catalog.contract';
 import { invalid } from '../shared/domain-error';
-import { wireField, type ResourceSpec } from '../shared/resource';
+import { COMMON_ID_PATTERN, commonId, wireField, type ResourceSpec } from '../shared/resource';
 
 export const DISPLAY_NAME_MAX = 200;
 
 /** The spec gives no rule for service or dimension IDs: the common one (wire convention 5), at most 128. */
-export const CATALOG_ID_PATTERN = /^[a-zA-Z0-9][a-zA-Z0-9_-]{0,127}$/;
-const idRule = (field: string) =>
-  `${field} must start with a letter or digit and contain only letters, digits, hyphens and underscores (at most 128 characters)`;
+export const CATALOG_ID_PATTERN = COMMON_ID_PATTERN;
 
 /** Service fields the configuration may set (lowerCamelCase); `state` defaults to active. */
 export const SERVICE_FIELDS = [
@@ -44,8 +42,7 @@ export const serviceSpec: ResourceSpec = {
   kind: 'Service',
   collection: 'services',
   idRequired: true,
-  idPattern: CATALOG_ID_PATTERN,
-  idRule: idRule('service_id'),
+  ...commonId('service_id'),
   settable: SERVICE_FIELDS,
   defaults: { state: 'SERVICE_STATE_ACTIVE' },
   undeletable: true,
@@ -60,8 +57,7 @@ export const serviceDimensionSpec: ResourceSpec = {
   parent: serviceSpec,
   store: 'serviceDimensions',
   idRequired: true,
-  idPattern: CATALOG_ID_PATTERN,
-  idRule: idRule('service_dimension_id'),
+  ...commonId('service_dimension_id'),
   settable: SERVICE_DIMENSION_FIELDS,
   defaults: { state: 'SERVICE_DIMENSION_STATE_ACTIVE' },
   undeletable: true,

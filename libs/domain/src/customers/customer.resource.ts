@@ -4,7 +4,7 @@
  * SHA-256 hex of that external ID.
  */
 import { invalid } from '../shared/domain-error';
-import type { ResourceSpec } from '../shared/resource';
+import { commonId, type ResourceSpec } from '../shared/resource';
 import { sha256Hex } from '../shared/unique-claim';
 
 export const customerSpec: ResourceSpec = {
@@ -12,9 +12,7 @@ export const customerSpec: ResourceSpec = {
   collection: 'customers',
   idRequired: true,
   // Spec: alphanumeric, hyphens, underscores, starting with a letter or digit; the 128 cap is ours.
-  idPattern: /^[a-zA-Z0-9][a-zA-Z0-9_-]{0,127}$/,
-  idRule:
-    'customer_id must start with a letter or digit and contain only letters, digits, hyphens and underscores (at most 128 characters)',
+  ...commonId('customer_id'),
   settable: ['externalId', 'displayName', 'description', 'runbook'],
   undeletable: false,
   unique: ['externalId'],

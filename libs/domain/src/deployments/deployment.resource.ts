@@ -6,7 +6,7 @@ import { DEPLOYMENT_STATUSES, type DeploymentStatus } from '@svc/contracts/deplo
 import type { Actor } from '../shared/decider';
 import { failedPrecondition, invalid } from '../shared/domain-error';
 import { isPlainObject, type JsonObject } from '../shared/json-path';
-import type { Resource, ResourceSpec } from '../shared/resource';
+import { commonId, type Resource, type ResourceSpec } from '../shared/resource';
 import { ENVIRONMENT_ID, ENVIRONMENT_RULE } from './deployment-environment.resource';
 import { normaliseTime } from '../shared/time';
 
@@ -103,9 +103,7 @@ export const deploymentSpec: ResourceSpec = {
   collection: 'deployments',
   idRequired: true,
   // The spec gives no rule for deployment IDs; we apply the common one (wire convention 5) with a 128 cap.
-  idPattern: /^[a-zA-Z0-9][a-zA-Z0-9_-]{0,127}$/,
-  idRule:
-    'deployment_id must start with a letter or digit and contain only letters, digits, hyphens and underscores (at most 128 characters)',
+  ...commonId('deployment_id'),
   settable: ['source', 'labels', 'description', 'externalId', 'externalUrl'],
   undeletable: false,
   // The status is the server's: PENDING on creation, whatever the caller sent (dropped as output only).

@@ -5,7 +5,7 @@
  */
 import { EVALUATION_STATUSES, type EvaluationStatus } from '@svc/contracts/deploymonitor/enums';
 import { failedPrecondition, invalid } from '../shared/domain-error';
-import { wireField, type Resource, type ResourceSpec } from '../shared/resource';
+import { commonId, wireField, type Resource, type ResourceSpec } from '../shared/resource';
 import { normaliseTime } from '../shared/time';
 
 const FINAL: readonly EvaluationStatus[] = ['DEPLOYMENT_MONITOR_EVALUATION_STATUS_COMPLETED', 'DEPLOYMENT_MONITOR_EVALUATION_STATUS_FAILED'];
@@ -17,9 +17,7 @@ export const evaluationSpec: ResourceSpec = {
   kind: 'DeploymentMonitorEvaluation',
   collection: 'deployment-monitor-evaluations',
   idRequired: true,
-  idPattern: /^[a-zA-Z0-9][a-zA-Z0-9_-]{0,127}$/,
-  idRule:
-    'deployment_monitor_evaluation_id must start with a letter or digit and contain only letters, digits, hyphens and underscores (at most 128 characters)',
+  ...commonId('deployment_monitor_evaluation_id'),
   settable: [
     'sessionName',
     'status',

@@ -4,7 +4,7 @@
  */
 import { KNOWN_ISSUE_STATUSES } from '@svc/contracts/knownissues/knownissues.contract';
 import { invalid } from '../shared/domain-error';
-import type { ResourceSpec } from '../shared/resource';
+import { commonId, type ResourceSpec } from '../shared/resource';
 
 const ACTIVE = 'KNOWN_ISSUE_STATUS_ACTIVE';
 
@@ -13,9 +13,7 @@ export const knownIssueSpec: ResourceSpec = {
   collection: 'known-issues',
   idRequired: true,
   // The spec gives no rule for known issue IDs; we apply the common one with a 128 cap.
-  idPattern: /^[a-zA-Z0-9][a-zA-Z0-9_-]{0,127}$/,
-  idRule:
-    'known_issue_id must start with a letter or digit and contain only letters, digits, hyphens and underscores (at most 128 characters)',
+  ...commonId('known_issue_id'),
   settable: ['title', 'context', 'humanDescription', 'status'],
   defaults: { status: ACTIVE },
   undeletable: false,

@@ -1,6 +1,6 @@
 /** Notes (spec part 2, "Note"): a plain resource; the only area rule is the shape of toolArgs. */
 import { invalid } from '../shared/domain-error';
-import type { ResourceSpec } from '../shared/resource';
+import { commonId, type ResourceSpec } from '../shared/resource';
 import { isPlainObject } from '../shared/json-path';
 
 export const noteSpec: ResourceSpec = {
@@ -8,9 +8,7 @@ export const noteSpec: ResourceSpec = {
   collection: 'notes',
   idRequired: true,
   // The spec gives no rule for note IDs; we apply the common one (wire convention 5) with a 128 cap.
-  idPattern: /^[a-zA-Z0-9][a-zA-Z0-9_-]{0,127}$/,
-  idRule:
-    'note_id must start with a letter or digit and contain only letters, digits, hyphens and underscores (at most 128 characters)',
+  ...commonId('note_id'),
   settable: ['displayName', 'notes', 'description', 'toolName', 'toolArgs'],
   undeletable: false,
   validate(note) {

@@ -228,3 +228,14 @@ function nameSource(spec: ResourceSpec): string {
 export function resourceStreamId(spec: Pick<ResourceSpec, 'kind'>, org: string, name: string): string {
   return `${spec.kind.toLowerCase()}-${org}:${name}`;
 }
+
+/** IDs by the common rule of wire convention 5 (letters, digits, hyphens, underscores; a letter or digit first). */
+export const COMMON_ID_PATTERN = /^[a-zA-Z0-9][a-zA-Z0-9_-]{0,127}$/;
+
+/** The common ID rule for a resource whose create takes `field` (`note_id`); the 128-character cap is ours. */
+export function commonId(field: string): Pick<ResourceSpec, 'idPattern' | 'idRule'> {
+  return {
+    idPattern: COMMON_ID_PATTERN,
+    idRule: `${field} must start with a letter or digit and contain only letters, digits, hyphens and underscores (at most 128 characters)`,
+  };
+}
