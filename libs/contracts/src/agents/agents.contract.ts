@@ -1,6 +1,6 @@
 import { ArrayMaxSize, IsArray, IsOptional, IsString } from 'class-validator';
 import { ConnectionBindings, type ConnectionBindingInput } from '../shared/connection-binding';
-import type { ResourceApi } from '../shared/resource-api';
+import { RESOURCE_FILTERS, type ResourceApi } from '../shared/resource-api';
 
 export const AGENT_STATES = ['AGENT_STATE_ON', 'AGENT_STATE_OFF'] as const;
 
@@ -32,14 +32,12 @@ export const agentsApi: ResourceApi = {
     undelete: 'UndeleteAgent',
   },
   filters: {
-    name: { type: 'string', path: 'name' },
+    ...RESOURCE_FILTERS,
     title: { type: 'string', path: 'title' },
     description: { type: 'string', path: 'description', indexed: false },
     state: { type: 'enum', path: 'state', values: AGENT_STATES },
     tags: { type: 'string[]', path: 'tags' },
     created_by: { type: 'string', path: 'createdBy' },
-    create_time: { type: 'timestamp', path: 'createTime' },
-    update_time: { type: 'timestamp', path: 'updateTime' },
   },
   // Spec: ListAgents orders by create_time or update_time only.
   orderBy: { create_time: 'createTime', update_time: 'updateTime' },

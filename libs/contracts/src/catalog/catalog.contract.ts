@@ -5,7 +5,7 @@
  * operator configuration is the only writer, so no settable-field DTO accepts anything.
  */
 import { CATALOG_SERVICE } from '../catalog';
-import type { ChangelogApi, FilterSchema, ResourceApi } from '../shared/resource-api';
+import { RESOURCE_FILTERS, type ChangelogApi, type ResourceApi } from '../shared/resource-api';
 
 export const SERVICE_STATES = ['SERVICE_STATE_RECOMMENDED', 'SERVICE_STATE_ACTIVE', 'SERVICE_STATE_ARCHIVED'] as const;
 export const SERVICE_DIMENSION_STATES = [
@@ -33,11 +33,6 @@ export type ActorKind = (typeof ACTOR_KINDS)[number];
 /** Nothing is settable through the API (every catalog write is FEATURE_READ_ONLY). */
 export class FrozenInput {}
 
-const timestamps: FilterSchema = {
-  create_time: { type: 'timestamp', path: 'createTime' },
-  update_time: { type: 'timestamp', path: 'updateTime' },
-};
-
 export const servicesApi: ResourceApi = {
   service: CATALOG_SERVICE,
   singular: 'service',
@@ -47,11 +42,10 @@ export const servicesApi: ResourceApi = {
   input: FrozenInput,
   methods: { get: 'GetService', list: 'ListServices' },
   filters: {
-    name: { type: 'string', path: 'name' },
+    ...RESOURCE_FILTERS,
     display_name: { type: 'string', path: 'displayName' },
     state: { type: 'enum', path: 'state', values: SERVICE_STATES },
     recommendation_confidence: { type: 'enum', path: 'recommendationConfidence', values: RECOMMENDATION_CONFIDENCES },
-    ...timestamps,
   },
   orderBy: { name: 'name', display_name: 'displayName', create_time: 'createTime', update_time: 'updateTime' },
   // A catalog export is one sweep in a stable order.
@@ -67,11 +61,10 @@ export const serviceDimensionsApi: ResourceApi = {
   input: FrozenInput,
   methods: { get: 'GetServiceDimension', list: 'ListServiceDimensions' },
   filters: {
-    name: { type: 'string', path: 'name' },
+    ...RESOURCE_FILTERS,
     display_name: { type: 'string', path: 'displayName' },
     state: { type: 'enum', path: 'state', values: SERVICE_DIMENSION_STATES },
     source_column: { type: 'string', path: 'sourceColumn' },
-    ...timestamps,
   },
   orderBy: { name: 'name', display_name: 'displayName', create_time: 'createTime', update_time: 'updateTime' },
   defaultOrder: 'name',

@@ -1,6 +1,6 @@
 import { IsOptional, IsString } from 'class-validator';
 import { CUSTOMERS_V1_SERVICE } from '../catalog';
-import type { ResourceApi } from '../shared/resource-api';
+import { RESOURCE_FILTERS, type ResourceApi } from '../shared/resource-api';
 
 /** Settable fields of a customer (spec part 3, "Customer"); `id` is output only. */
 export class CustomerInput {
@@ -18,14 +18,12 @@ export const customersApi: ResourceApi = {
   input: CustomerInput,
   methods: { create: 'CreateCustomer', get: 'GetCustomer', update: 'UpdateCustomer', delete: 'DeleteCustomer', list: 'ListCustomers' },
   filters: {
-    name: { type: 'string', path: 'name' },
+    ...RESOURCE_FILTERS,
     id: { type: 'string', path: 'id' },
     external_id: { type: 'string', path: 'externalId' },
     display_name: { type: 'string', path: 'displayName' },
     description: { type: 'string', path: 'description', indexed: false },
     runbook: { type: 'string', path: 'runbook', indexed: false },
-    create_time: { type: 'timestamp', path: 'createTime' },
-    update_time: { type: 'timestamp', path: 'updateTime' },
   },
   orderBy: {
     name: 'name',

@@ -1,5 +1,5 @@
 import { IsBoolean, IsIn, IsNotEmpty, IsObject, IsOptional, IsString } from 'class-validator';
-import type { ChangelogApi, ResourceApi } from '../shared/resource-api';
+import { RESOURCE_FILTERS, type ChangelogApi, type ResourceApi } from '../shared/resource-api';
 import { MutatingRequest } from '../shared/requests';
 import { DEPLOYMENT_SOURCES, DEPLOYMENT_STATUSES } from './enums';
 
@@ -15,11 +15,6 @@ export class DeploymentInput {
   @IsOptional() @IsString() externalUrl?: string;
 }
 
-const timestamps = {
-  create_time: { type: 'timestamp', path: 'createTime' },
-  update_time: { type: 'timestamp', path: 'updateTime' },
-} as const;
-
 export const deploymentsApi: ResourceApi = {
   service: SERVICE,
   singular: 'deployment',
@@ -29,13 +24,12 @@ export const deploymentsApi: ResourceApi = {
   // No update or delete in the spec: a deployment changes only through UpdateDeploymentStatus.
   methods: { create: 'CreateDeployment', get: 'GetDeployment', list: 'ListDeployments' },
   filters: {
-    name: { type: 'string', path: 'name' },
+    ...RESOURCE_FILTERS,
     labels: { type: 'map', path: 'labels' },
     status: { type: 'enum', path: 'status', values: DEPLOYMENT_STATUSES },
     source: { type: 'enum', path: 'source', values: DEPLOYMENT_SOURCES },
     description: { type: 'string', path: 'description', indexed: false },
     external_id: { type: 'string', path: 'externalId' },
-    ...timestamps,
     start_time: { type: 'timestamp', path: 'startTime' },
     complete_time: { type: 'timestamp', path: 'completeTime' },
   },
@@ -91,10 +85,9 @@ export const deploymentEnvironmentsApi: ResourceApi = {
   // Environments come into being with the first deployment naming them: no create, no delete.
   methods: { get: 'GetDeploymentEnvironment', list: 'ListDeploymentEnvironments', update: 'UpdateDeploymentEnvironment' },
   filters: {
-    name: { type: 'string', path: 'name' },
+    ...RESOURCE_FILTERS,
     monitoring_enabled: { type: 'boolean', path: 'monitoringEnabled' },
     description: { type: 'string', path: 'description', indexed: false },
-    ...timestamps,
   },
   orderBy: { name: 'name', create_time: 'createTime', update_time: 'updateTime' },
   defaultOrder: 'create_time asc',

@@ -1,6 +1,6 @@
 import { Type } from 'class-transformer';
 import { IsIn, IsInt, IsNotEmpty, IsObject, IsOptional, IsString, ValidateNested } from 'class-validator';
-import type { ResourceApi } from '../shared/resource-api';
+import { RESOURCE_FILTERS, type ResourceApi } from '../shared/resource-api';
 import { MutatingRequest } from '../shared/requests';
 import { EVALUATION_STATUSES } from './enums';
 
@@ -30,7 +30,7 @@ export const evaluationsApi: ResourceApi = {
   input: DeploymentMonitorEvaluationInput,
   methods: { get: 'GetDeploymentMonitorEvaluation', list: 'ListDeploymentMonitorEvaluations' },
   filters: {
-    name: { type: 'string', path: 'name' },
+    ...RESOURCE_FILTERS,
     environment: { type: 'string', path: 'environment' },
     repository: { type: 'string', path: 'repository' },
     status: { type: 'enum', path: 'status', values: EVALUATION_STATUSES },
@@ -38,8 +38,6 @@ export const evaluationsApi: ResourceApi = {
     head_sha: { type: 'string', path: 'headSha' },
     session_name: { type: 'string', path: 'sessionName' },
     deployment_time: { type: 'timestamp', path: 'deploymentTime' },
-    create_time: { type: 'timestamp', path: 'createTime' },
-    update_time: { type: 'timestamp', path: 'updateTime' },
   },
   orderBy: { create_time: 'createTime', update_time: 'updateTime', deployment_time: 'deploymentTime' },
   defaultOrder: 'create_time desc',

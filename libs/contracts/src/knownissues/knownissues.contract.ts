@@ -1,5 +1,5 @@
 import { IsOptional, IsString } from 'class-validator';
-import type { ResourceApi } from '../shared/resource-api';
+import { RESOURCE_FILTERS, type ResourceApi } from '../shared/resource-api';
 
 export const KNOWN_ISSUE_STATUSES = ['KNOWN_ISSUE_STATUS_ACTIVE', 'KNOWN_ISSUE_STATUS_RESOLVED'] as const;
 
@@ -25,13 +25,11 @@ export const knownIssuesApi: ResourceApi = {
     list: 'ListKnownIssues',
   },
   filters: {
-    name: { type: 'string', path: 'name' },
+    ...RESOURCE_FILTERS,
     title: { type: 'string', path: 'title' },
     status: { type: 'enum', path: 'status', values: KNOWN_ISSUE_STATUSES },
     context: { type: 'string', path: 'context', indexed: false },
     human_description: { type: 'string', path: 'humanDescription', indexed: false },
-    create_time: { type: 'timestamp', path: 'createTime' },
-    update_time: { type: 'timestamp', path: 'updateTime' },
   },
   orderBy: { name: 'name', title: 'title', status: 'status', create_time: 'createTime', update_time: 'updateTime' },
   defaultOrder: 'create_time desc',

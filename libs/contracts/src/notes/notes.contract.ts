@@ -1,5 +1,5 @@
 import { IsObject, IsOptional, IsString } from 'class-validator';
-import type { ResourceApi } from '../shared/resource-api';
+import { RESOURCE_FILTERS, type ResourceApi } from '../shared/resource-api';
 
 /** Settable fields of a note (spec part 2, "Note"). */
 export class NoteInput {
@@ -18,13 +18,11 @@ export const notesApi: ResourceApi = {
   input: NoteInput,
   methods: { create: 'CreateNote', get: 'GetNote', update: 'UpdateNote', delete: 'DeleteNote', list: 'ListNotes' },
   filters: {
-    name: { type: 'string', path: 'name' },
+    ...RESOURCE_FILTERS,
     display_name: { type: 'string', path: 'displayName' },
     description: { type: 'string', path: 'description', indexed: false },
     tool_name: { type: 'string', path: 'toolName' },
     notes: { type: 'string', path: 'notes', indexed: false },
-    create_time: { type: 'timestamp', path: 'createTime' },
-    update_time: { type: 'timestamp', path: 'updateTime' },
   },
   orderBy: {
     name: 'name',

@@ -1,6 +1,6 @@
 import { IsOptional, IsString } from 'class-validator';
 import { ConnectionBindings, type ConnectionBindingInput } from '../shared/connection-binding';
-import type { ResourceApi } from '../shared/resource-api';
+import { RESOURCE_FILTERS, type ResourceApi } from '../shared/resource-api';
 
 /** Settable fields of a runbook (spec part 2, "Runbook"). */
 export class RunbookInput {
@@ -18,12 +18,10 @@ export const runbooksApi: ResourceApi = {
   input: RunbookInput,
   methods: { create: 'CreateRunbook', get: 'GetRunbook', update: 'UpdateRunbook', delete: 'DeleteRunbook', list: 'ListRunbooks' },
   filters: {
-    name: { type: 'string', path: 'name' },
+    ...RESOURCE_FILTERS,
     display_name: { type: 'string', path: 'displayName' },
     description: { type: 'string', path: 'description', indexed: false },
     text: { type: 'string', path: 'text', indexed: false },
-    create_time: { type: 'timestamp', path: 'createTime' },
-    update_time: { type: 'timestamp', path: 'updateTime' },
   },
   orderBy: { name: 'name', display_name: 'displayName', create_time: 'createTime', update_time: 'updateTime' },
   defaultOrder: 'create_time desc',

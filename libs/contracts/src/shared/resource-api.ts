@@ -23,6 +23,13 @@ export interface FilterField {
 /** Keyed by the snake_case name used in filters. */
 export type FilterSchema = Record<string, FilterField>;
 
+/** What every resource can be filtered on: its name and its create and update times. */
+export const RESOURCE_FILTERS = {
+  name: { type: 'string', path: 'name' },
+  create_time: { type: 'timestamp', path: 'createTime' },
+  update_time: { type: 'timestamp', path: 'updateTime' },
+} as const satisfies FilterSchema;
+
 export interface ResourceApi {
   /** Fully qualified service, e.g. `svc.notes.v1.NotesService`. */
   service: string;

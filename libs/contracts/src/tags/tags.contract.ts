@@ -1,5 +1,5 @@
 import { IsOptional, IsString } from 'class-validator';
-import type { ResourceApi } from '../shared/resource-api';
+import { RESOURCE_FILTERS, type ResourceApi } from '../shared/resource-api';
 
 /** Settable fields of a tag (spec part 3, "Tag"); `system` is output only. */
 export class TagInput {
@@ -16,13 +16,11 @@ export const tagsApi: ResourceApi = {
   input: TagInput,
   methods: { create: 'CreateTag', get: 'GetTag', update: 'UpdateTag', delete: 'DeleteTag', list: 'ListTags' },
   filters: {
-    name: { type: 'string', path: 'name' },
+    ...RESOURCE_FILTERS,
     display_name: { type: 'string', path: 'displayName' },
     description: { type: 'string', path: 'description', indexed: false },
     color: { type: 'string', path: 'color' },
     system: { type: 'boolean', path: 'system' },
-    create_time: { type: 'timestamp', path: 'createTime' },
-    update_time: { type: 'timestamp', path: 'updateTime' },
   },
   orderBy: {
     name: 'name',
