@@ -52,7 +52,7 @@ describe('operator configuration: every problem at once, unknown keys refused', 
     expect(lines.slice(1)).toEqual([
       '  organizations[0].id must match ^[a-z0-9][a-z0-9-]{0,62}$',
       '  organizations[0].members must be a list',
-      '  organizations[1].members[0].api_keys[0] references environment variable GINA_SECRET, which is not set',
+      '  organizations[1].members[0].api_keys[0]: environment variable GINA_SECRET is not set (referenced by the configuration)',
       '  organizations[1].members[0].api_keys[1] must be "username:password"',
       '  organizations[1].connections[0].details must be a mapping',
       '  organizations[1].connections[0].tools[0].enabled must be true or false',
@@ -112,7 +112,7 @@ describe('operator configuration: every problem at once, unknown keys refused', 
 
   it('the example of config/svc-config.yaml is valid once its secrets are in the environment', () => {
     const file = path.join(ROOT, 'config/svc-config.yaml');
-    expect(() => loadOperatorConfig(file, {})).toThrow(/ALICE_API_SECRET, which is not set/);
+    expect(() => loadOperatorConfig(file, {})).toThrow(/api_keys\[0\]: environment variable ALICE_API_SECRET is not set/);
     const config = loadOperatorConfig(file, { ALICE_API_SECRET: 'a', DEPLOYER_API_SECRET: 'd' });
     expect(config.organizations.map((o) => o.id)).toEqual(['acme']);
   });

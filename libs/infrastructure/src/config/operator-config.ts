@@ -4,6 +4,7 @@ import { z } from 'zod';
 import { API_KEY_ID, ORGANIZATION_ID } from '@svc/domain/organizations/organization.decider';
 import { serviceList, type ServiceConfig } from './catalog-config';
 import { ConfigError } from './config-error';
+import { resolveEnv } from './secrets';
 import { addIssue, describeIssues, list, mapping, nonEmptyString, text } from './config-schema';
 
 /** The operator configuration file (spec/operator-config.md), JSON or YAML. */
@@ -67,25 +68,23 @@ export function operatorConfigJsonSchema(): Record<string, unknown> {
   };
 }
 
-const ENV_REFERENCE = /\$\{env:([A-Za-z_][A-Za-z0-9_]*)\}/g;
-
 /** The file's shape and rules; `env` resolves the `${env:NAME}` references of API key pairs. */
 export function operatorConfigSchema(env: NodeJS.ProcessEnv): z.ZodType<OperatorConfig> {
   const keyPair = z
     .string({ error: 'must be "username:password"' })
     .meta({ description: '"username:password" (a Basic pair; ${env:NAME} references are resolved)' })
     .transform((written, ctx): ApiKeyPair => {
-      let unset = false;
-      const resolved = written.replace(ENV_REFERENCE, (_, name: string) => {
-        if (env[name] !== undefined) return env[name];
-        addIssue(ctx, `references environment variable ${name}, which is not set`);
-        unset = true;
-        return '';
-      });
+      let resolved: string;
+      try {
+        resolved = resolveEnv(written, env);
+      } catch (error) {
+        addIssue(ctx, (error as Error).message, [], true);
+        return { keyId: '', secret: '' };
+      }
       const colon = resolved.indexOf(':');
-      if (!unset && (colon <= 0 || colon === resolved.length - 1)) addIssue(ctx, 'must be "username:password"');
+      if (colon <= 0 || colon === resolved.length - 1) addIssue(ctx, 'must be "username:password"');
       const keyId = resolved.slice(0, colon);
-      if (!unset && colon > 0 && !API_KEY_ID.test(keyId)) addIssue(ctx, `has an API key username '${keyId}' that does not match ${API_KEY_ID.source}`);
+      if (colon > 0 && !API_KEY_ID.test(keyId)) addIssue(ctx, `has an API key username '${keyId}' that does not match ${API_KEY_ID.source}`);
       return { keyId, secret: resolved.slice(colon + 1) };
     });
   const roles = list(nonEmptyString()).meta({ description: 'role IDs, applied when the principal is first added (admin is seeded in every organization)' });
