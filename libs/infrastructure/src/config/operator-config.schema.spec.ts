@@ -119,7 +119,7 @@ describe('operator configuration: every problem at once, unknown keys refused', 
 });
 
 describe('operator configuration: the published JSON Schema', () => {
-  it('docs/operator-config.schema.json is the schema the parser uses (regenerate: npm run svc -- config schema > docs/operator-config.schema.json)', () => {
+  it('docs/operator-config.schema.json is the schema the parser uses (regenerate: npm run -s svc -- config schema > docs/operator-config.schema.json)', () => {
     const committed = JSON.parse(fs.readFileSync(path.join(ROOT, 'docs/operator-config.schema.json'), 'utf8')) as unknown;
     expect(committed).toEqual(operatorConfigJsonSchema());
   });
