@@ -10,6 +10,8 @@ import { camelToSnake, snakeToCamel } from '../wire';
 export interface ConfigIssue {
   path: string;
   message: string;
+  /** The message is a sentence of its own (`path: message`), not a predicate (`path message`). */
+  sentence: boolean;
 }
 
 /**
@@ -28,17 +30,17 @@ export function describeIssues(issues: readonly z.core.$ZodIssue[]): ConfigIssue
   return issues.flatMap((issue) => {
     const path = showPath(issue.path);
     if (issue.code === 'unrecognized_keys') {
-      return issue.keys.map((key) => ({ path: showPath([...issue.path, key]), message: issue.message }));
+      return issue.keys.map((key) => ({ path: showPath([...issue.path, key]), message: issue.message, sentence: false }));
     }
     const sentence = issue.code === 'custom' && (issue.params as typeof SENTENCE | undefined)?.sentence === true;
-    return [{ path, message: sentence && path ? `: ${issue.message}` : issue.message }];
+    return [{ path, message: issue.message, sentence }];
   });
 }
 
-/** `path message`, or the message alone for the file itself. */
+/** `path predicate` or `path: sentence`; at the top, `the file predicate` or the sentence alone. */
 export function showIssue(issue: ConfigIssue): string {
-  if (!issue.path) return issue.message.startsWith(': ') ? issue.message.slice(2) : `the file ${issue.message}`;
-  return issue.message.startsWith(': ') ? `${issue.path}${issue.message}` : `${issue.path} ${issue.message}`;
+  if (issue.sentence) return issue.path ? `${issue.path}: ${issue.message}` : issue.message;
+  return `${issue.path || 'the file'} ${issue.message}`;
 }
 
 function showPath(path: readonly PropertyKey[]): string {
