@@ -1,6 +1,9 @@
-# One image for both processes: `node dist/apps/api/src/main.js` or `node dist/apps/projector/src/main.js`.
+# One image for both processes: the default command is the api (which, alone, also starts the
+# projector and keeps SQLite files under /data); `node dist/apps/projector/src/main.js` runs the
+# projector. docker-compose.yml runs them as two containers against EventStoreDB and MongoDB.
 FROM node:22-bookworm-slim AS build
 WORKDIR /app
+# better-sqlite3 is compiled from source (.npmrc), against this Node's headers.
 RUN apt-get update && apt-get install -y --no-install-recommends python3 make g++ && rm -rf /var/lib/apt/lists/*
 COPY package.json package-lock.json .npmrc ./
 RUN npm ci
@@ -16,6 +19,14 @@ ENV NODE_ENV=production HOST=0.0.0.0 PORT=8080 SVC_DATA_DIR=/data
 COPY --from=build /app/node_modules node_modules
 COPY --from=build /app/dist dist
 COPY package.json ./
+# The embedded mode's data directory, owned by the user the processes run as; a volume, so the event
+# log outlives the container. (The node user's uid is 1000 in the official images.)
+RUN mkdir -p /data && chown node:node /data
+VOLUME /data
 USER node
 EXPOSE 8080
+# Slim images have no curl; Node 22 has fetch. This checks the api (the default command); a container
+# running the projector sets PROJECTOR_PORT and overrides the check (see docker-compose.yml).
+HEALTHCHECK --interval=10s --timeout=5s --start-period=60s --retries=3 \
+  CMD ["node", "-e", "fetch('http://127.0.0.1:' + (process.env.PORT || 8080) + '/healthz').then((r) => process.exit(r.ok ? 0 : 1), () => process.exit(1))"]
 CMD ["node", "dist/apps/api/src/main.js"]

@@ -8,7 +8,7 @@ import 'reflect-metadata';
 import { readFileSync } from 'node:fs';
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { audit } from './commands/audit';
-import { configApply } from './commands/config';
+import { configApply, configSchema } from './commands/config';
 import { recordEvaluation } from './commands/evaluations';
 import { browseEvents } from './commands/events';
 import { listParked, rebuild, status } from './commands/projections';
@@ -25,6 +25,7 @@ export const USAGE = `usage: npm run svc -- <command> [--json]
                                      rebuild read models from the start (by the running projector if any)
   projections parked [<name>]        events a projection could not apply, with their errors
   config apply <file>                apply an operator configuration file (idempotent)
+  config schema                      the JSON Schema of that file (docs/operator-config.schema.json)
   evaluations record --org <org> [--file <file>]
                                      record a deployment monitor evaluation (or its progress): the
                                      RecordDeploymentMonitorEvaluation request body as JSON, from
@@ -86,6 +87,13 @@ const COMMANDS: Record<string, Command> = {
     run: (ctx, [file, ...extra]) => {
       noExtra(extra);
       return configApply(ctx, file);
+    },
+  },
+  'config schema': {
+    options: {},
+    run: async (ctx, extra) => {
+      noExtra(extra);
+      configSchema(ctx);
     },
   },
   'evaluations record': {

@@ -1,6 +1,6 @@
 import { CommandExecutor } from '@svc/infrastructure/commands/command-executor';
 import { applyOperatorConfig } from '@svc/infrastructure/config/apply';
-import { loadOperatorConfig } from '@svc/infrastructure/config/operator-config';
+import { loadOperatorConfig, operatorConfigJsonSchema } from '@svc/infrastructure/config/operator-config';
 import { SecretBox } from '@svc/infrastructure/config/secrets';
 import { comparePositions, type Position } from '@svc/infrastructure/event-store/event-store.port';
 import type { ReadStore } from '@svc/infrastructure/read-store/read-store.port';
@@ -41,6 +41,11 @@ export async function configApply(ctx: Context, file: string | undefined): Promi
     const line = `${r.file}: ${r.changes} change(s) applied${r.position ? ` (up to position ${r.position})` : ''}`;
     return r.projected ? line : `${line}\nnot projected yet: the changes take effect once a projector has caught up`;
   });
+}
+
+/** Prints the operator configuration's JSON Schema (the same with or without --json): `> docs/operator-config.schema.json`. */
+export function configSchema(ctx: Context): void {
+  ctx.print(operatorConfigJsonSchema(), (schema) => JSON.stringify(schema, null, 2));
 }
 
 /** Whether the running projector passed `position` in every projection (or those named) within a bounded wait. */

@@ -3,6 +3,7 @@
  * service catalog. Keys are snake_case in the file and lowerCamelCase once stored; every entry is
  * judged by the catalog's domain rules here, so a bad catalog fails before anything is applied.
  */
+import { z } from 'zod';
 import {
   CATALOG_ID_PATTERN,
   SERVICE_DIMENSION_FIELDS,
@@ -17,7 +18,7 @@ import type { JsonObject } from '@svc/domain/shared/json-path';
 import { parentName, storeOf } from '@svc/domain/shared/resource';
 import type { ReadStore } from '../read-store/read-store.port';
 import { camelToSnake, snakeToCamel } from '../wire';
-import { ConfigError } from './config-error';
+import { addIssue, mapping } from './config-schema';
 import type { OrganizationConfig } from './operator-config';
 import type { Seed } from './seeds';
 
@@ -28,32 +29,70 @@ export interface ServiceConfig {
   dimensions: Array<{ id: string; resource: JsonObject }>;
 }
 
-export function parseServices(entries: unknown[], at: string): ServiceConfig[] {
-  const ids = new Set<string>();
-  return entries.map((entry, i) => {
-    const where = `${at}[${i}]`;
-    const { id, fields, dimensions } = split(entry, where, SERVICE_FIELDS, ['dimensions']);
-    if (ids.has(id)) throw new ConfigError(`${where}.id: service '${id}' appears twice`);
-    ids.add(id);
-    const resource = { state: 'SERVICE_STATE_ACTIVE', ...fields };
-    judge(() => validateService(resource), where);
-    if (dimensions !== undefined && !Array.isArray(dimensions)) throw new ConfigError(`${where}.dimensions must be a list`);
-    const dimensionIds = new Set<string>();
-    return {
-      id,
-      resource,
-      dimensions: (dimensions ?? []).map((d, j) => {
-        const dwhere = `${where}.dimensions[${j}]`;
-        const dimension = split(d, dwhere, SERVICE_DIMENSION_FIELDS, []);
-        if (dimensionIds.has(dimension.id)) throw new ConfigError(`${dwhere}.id: dimension '${dimension.id}' appears twice in service '${id}'`);
-        dimensionIds.add(dimension.id);
-        const dresource = { state: 'SERVICE_DIMENSION_STATE_ACTIVE', ...dimension.fields };
-        judge(() => validateServiceDimension(dresource), dwhere);
-        return { id: dimension.id, resource: dresource };
-      }),
-    };
-  });
+const idRule = (issue: { input?: unknown }) =>
+  `must start with a letter or digit and contain only letters, digits, hyphens and underscores (at most 128 characters), got ${JSON.stringify(issue.input ?? null)}`;
+const catalogId = () => z.string({ error: idRule }).regex(CATALOG_ID_PATTERN, { error: idRule });
+
+/** The resource fields as file keys; their values are the domain's to judge (one rule, one place). */
+function resourceFields(fields: readonly string[]): Record<string, z.ZodType> {
+  const judged = z.unknown().meta({ description: 'judged by the catalog rules (libs/domain/src/catalog/service.resource.ts)' });
+  return Object.fromEntries(fields.map((field) => [camelToSnake(field), judged.optional()]));
 }
+
+/** The keys given, lowerCamelCase, with the state defaulted; null is the same as leaving a key out. */
+function toResource(fields: Record<string, unknown>, state: string): JsonObject {
+  const resource: JsonObject = { state };
+  for (const [key, value] of Object.entries(fields)) {
+    if (value !== null && value !== undefined) resource[snakeToCamel(key)] = value as JsonObject[string];
+  }
+  return resource;
+}
+
+function judge(ctx: z.RefinementCtx, rule: () => void): void {
+  try {
+    rule();
+  } catch (error) {
+    if (!(error instanceof DomainError)) throw error;
+    addIssue(ctx, error.message, [], true);
+  }
+}
+
+const CATALOG_FIELD = 'is not a field the catalog takes';
+
+const dimensionEntry = mapping({ id: catalogId(), ...resourceFields(SERVICE_DIMENSION_FIELDS) }, CATALOG_FIELD).transform((entry, ctx) => {
+  const { id, ...fields } = entry as { id: string } & Record<string, unknown>;
+  const resource = toResource(fields, 'SERVICE_DIMENSION_STATE_ACTIVE');
+  judge(ctx, () => validateServiceDimension(resource));
+  return { id, resource };
+});
+
+const serviceEntry = mapping(
+  { id: catalogId(), ...resourceFields(SERVICE_FIELDS), dimensions: z.array(dimensionEntry, { error: 'must be a list' }).nullish() },
+  CATALOG_FIELD,
+).transform((entry, ctx): ServiceConfig => {
+  const { id, dimensions, ...fields } = entry as { id: string; dimensions?: ServiceConfig['dimensions'] | null } & Record<string, unknown>;
+  const resource = toResource(fields, 'SERVICE_STATE_ACTIVE');
+  judge(ctx, () => validateService(resource));
+  const seen = new Set<string>();
+  (dimensions ?? []).forEach((dimension, j) => {
+    if (seen.has(dimension.id)) addIssue(ctx, `dimension '${dimension.id}' appears twice in service '${id}'`, ['dimensions', j, 'id'], true);
+    seen.add(dimension.id);
+  });
+  return { id, resource, dimensions: dimensions ?? [] };
+});
+
+/** The `services:` list of an organization: each entry by the catalog's rules, IDs unique. */
+export const serviceList = () =>
+  z
+    .array(serviceEntry, { error: 'must be a list' })
+    .superRefine((services, ctx) => {
+      const seen = new Set<string>();
+      services.forEach((service, i) => {
+        if (seen.has(service.id)) addIssue(ctx, `service '${service.id}' appears twice`, [i, 'id'], true);
+        seen.add(service.id);
+      });
+    })
+    .nullish();
 
 /**
  * The catalog's seeds: each configured service, then each of its dimensions, made to match the file
@@ -85,38 +124,4 @@ export async function catalogSeeds(org: OrganizationConfig, reads: ReadStore): P
     if (!wanted.has(name)) seeds.push({ spec: serviceSpec, id: name.slice(name.indexOf('/') + 1), resource: null, mode: 'replace' });
   }
   return seeds;
-}
-
-/** The entry's id, its resource fields (camelCase) and the extra keys; unknown keys are errors (typos). */
-function split(entry: unknown, where: string, fields: readonly string[], extra: readonly string[]) {
-  if (!entry || typeof entry !== 'object' || Array.isArray(entry)) throw new ConfigError(`${where} must be a mapping`);
-  const out: JsonObject = {};
-  let id: unknown;
-  let dimensions: unknown[] | undefined;
-  for (const [key, value] of Object.entries(entry as Record<string, unknown>)) {
-    const field = snakeToCamel(key);
-    if (field === 'id') id = value;
-    else if (extra.includes(field)) dimensions = value as unknown[];
-    else if (fields.includes(field)) {
-      if (value !== null && value !== undefined) out[field] = value;
-    } else {
-      const known = ['id', ...fields, ...extra].map(camelToSnake).join(', ');
-      throw new ConfigError(`${where}.${key} is not a field the catalog takes (known: ${known})`);
-    }
-  }
-  if (typeof id !== 'string' || !CATALOG_ID_PATTERN.test(id)) {
-    throw new ConfigError(
-      `${where}.id must start with a letter or digit and contain only letters, digits, hyphens and underscores (at most 128 characters), got ${JSON.stringify(id ?? null)}`,
-    );
-  }
-  return { id, fields: out, dimensions };
-}
-
-function judge(rule: () => void, where: string): void {
-  try {
-    rule();
-  } catch (error) {
-    if (error instanceof DomainError) throw new ConfigError(`${where}: ${error.message}`);
-    throw error;
-  }
 }

@@ -1,4 +1,5 @@
 import * as path from 'node:path';
+import { checkEncryptionKey } from './secrets';
 
 /** Process settings from the environment; every default runs the embedded (SQLite) mode. */
 export interface Settings {
@@ -17,11 +18,13 @@ export interface Settings {
   projectorHealthPort: number;
 }
 
+/** The settings, checked: a process with a wrong setting stops at start with a message naming it. */
 export function loadSettings(env: NodeJS.ProcessEnv = process.env): Settings {
   const mode = env.SVC_PROJECTOR ?? 'process';
   if (mode !== 'process' && mode !== 'inprocess' && mode !== 'off') {
     throw new Error(`SVC_PROJECTOR must be process, inprocess or off, got '${mode}'`);
   }
+  checkEncryptionKey(env);
   return {
     host: env.HOST ?? '127.0.0.1',
     port: intSetting(env, 'PORT', 8080),

@@ -1,7 +1,11 @@
 import * as fs from 'node:fs';
 import { parse as parseYaml } from 'yaml';
-import { parseServices, type ServiceConfig } from './catalog-config';
+import { z } from 'zod';
+import { API_KEY_ID, ORGANIZATION_ID } from '@svc/domain/organizations/organization.decider';
+import { serviceList, type ServiceConfig } from './catalog-config';
 import { ConfigError } from './config-error';
+import { resolveEnv } from './secrets';
+import { addIssue, describeIssues, list, mapping, nonEmptyString, text } from './config-schema';
 
 /** The operator configuration file (spec/operator-config.md), JSON or YAML. */
 export interface OperatorConfig {
@@ -48,113 +52,140 @@ export function loadOperatorConfig(file: string, env: NodeJS.ProcessEnv = proces
   return parseOperatorConfig(raw, env);
 }
 
-/** Validates the shape and names every problem with its path, before anything is applied. */
+/** Validates the whole file and reports every problem with its path at once, before anything is applied. */
 export function parseOperatorConfig(raw: unknown, env: NodeJS.ProcessEnv = process.env): OperatorConfig {
-  const root = obj(raw ?? {}, '');
-  const keyIds = new Set<string>();
-  const pair = (value: unknown, where: string): ApiKeyPair => {
-    const text = resolve(str(value, where), env, where);
-    const colon = text.indexOf(':');
-    if (colon <= 0 || colon === text.length - 1) throw new ConfigError(`${where} must be "username:password"`);
-    const keyId = text.slice(0, colon);
-    if (keyIds.has(keyId)) throw new ConfigError(`${where}: API key '${keyId}' appears twice; key usernames are global`);
-    keyIds.add(keyId);
-    return { keyId, secret: text.slice(colon + 1) };
-  };
-  const organizations = list(root.organizations, 'organizations').map((o, i) => {
-    const at = `organizations[${i}]`;
-    const org = obj(o, at);
-    const id = str(org.id, `${at}.id`);
-    return {
-      id,
-      displayName: optStr(org.display_name ?? org.displayName, `${at}.display_name`) ?? id,
-      members: list(org.members, `${at}.members`).map((m, j) => {
-        const mat = `${at}.members[${j}]`;
-        const member = obj(m, mat);
-        return {
-          user: str(member.user, `${mat}.user`).replace(/^users\//, ''),
-          roles: list(member.roles, `${mat}.roles`).map((r, k) => str(r, `${mat}.roles[${k}]`)),
-          apiKeys: list(member.api_keys ?? member.apiKeys, `${mat}.api_keys`).map((p, k) => pair(p, `${mat}.api_keys[${k}]`)),
-        };
-      }),
-      serviceAccounts: list(org.service_accounts ?? org.serviceAccounts, `${at}.service_accounts`).map((s, j) => {
-        const sat = `${at}.service_accounts[${j}]`;
-        const sa = obj(s, sat);
-        return {
-          id: str(sa.id, `${sat}.id`).replace(/^service-accounts\//, ''),
-          roles: list(sa.roles, `${sat}.roles`).map((r, k) => str(r, `${sat}.roles[${k}]`)),
-          apiKeys: list(sa.api_keys ?? sa.apiKeys, `${sat}.api_keys`).map((p, k) => pair(p, `${sat}.api_keys[${k}]`)),
-        };
-      }),
-      connections: list(org.connections, `${at}.connections`).map((c, j) => {
-        const cat = `${at}.connections[${j}]`;
-        const connection = obj(c, cat);
-        const cid = str(connection.id, `${cat}.id`);
-        return {
-          id: cid,
-          displayName: optStr(connection.display_name ?? connection.displayName, `${cat}.display_name`) ?? cid,
-          description: optStr(connection.description, `${cat}.description`) ?? '',
-          type: str(connection.type, `${cat}.type`),
-          details: connection.details === undefined ? {} : obj(connection.details, `${cat}.details`),
-          tools: list(connection.tools, `${cat}.tools`).map((t, k) => {
-            const tool = obj(t, `${cat}.tools[${k}]`);
-            return { tool: str(tool.tool, `${cat}.tools[${k}].tool`), enabled: tool.enabled !== false };
-          }),
-        };
-      }),
-      services: parseServices(list(org.services, `${at}.services`), `${at}.services`),
-    };
-  });
-  const ids = new Set<string>();
-  for (const org of organizations) {
-    if (ids.has(org.id)) throw new ConfigError(`organization '${org.id}' appears twice`);
-    ids.add(org.id);
-  }
+  const result = operatorConfigSchema(env).safeParse(raw ?? {});
+  if (!result.success) throw ConfigError.of(describeIssues(result.error.issues));
+  return result.data;
+}
+
+/** The file's JSON Schema (docs/operator-config.schema.json), for editors and validators. */
+export function operatorConfigJsonSchema(): Record<string, unknown> {
   return {
-    organizations,
-    workloadIssuers: list(root.workload_issuers, 'workload_issuers').map((w, i) => {
-      const issuer = obj(w, `workload_issuers[${i}]`);
-      return { issuer: str(issuer.issuer, `workload_issuers[${i}].issuer`), publicKeyPem: String(issuer.public_key_pem ?? '') };
-    }),
-    bearerIssuers: list(root.bearer_issuers, 'bearer_issuers').map((b, i) => {
-      const issuer = obj(b, `bearer_issuers[${i}]`);
-      return {
-        issuer: str(issuer.issuer, `bearer_issuers[${i}].issuer`),
-        audience: optStr(issuer.audience, `bearer_issuers[${i}].audience`),
-        publicKeyPem: String(issuer.public_key_pem ?? ''),
-        orgClaim: optStr(issuer.org_claim, `bearer_issuers[${i}].org_claim`) ?? 'org',
-      };
-    }),
-    // Kept as written: references are resolved when a credential is checked, not stored.
-    machineCredentials: list(root.machine_credentials, 'machine_credentials').map((c, i) => str(c, `machine_credentials[${i}]`)),
+    ...z.toJSONSchema(operatorConfigSchema({}), { io: 'input', target: 'draft-2020-12' }),
+    title: 'svc operator configuration (SVC_CONFIG)',
+    description: 'See spec/operator-config.md. Multi-word keys may also be written in lowerCamelCase. Strings may hold ${env:NAME} references.',
   };
 }
 
-function obj(value: unknown, where: string): Record<string, unknown> {
-  if (!value || typeof value !== 'object' || Array.isArray(value)) throw new ConfigError(`${where || 'the file'} must be a mapping`);
-  return value as Record<string, unknown>;
-}
-
-function list(value: unknown, where: string): unknown[] {
-  if (value === undefined || value === null) return [];
-  if (!Array.isArray(value)) throw new ConfigError(`${where} must be a list`);
-  return value;
-}
-
-function str(value: unknown, where: string): string {
-  if (typeof value === 'number') return String(value);
-  if (typeof value !== 'string' || value === '') throw new ConfigError(`${where} must be a non-empty string`);
-  return value;
-}
-
-function optStr(value: unknown, where: string): string | undefined {
-  return value === undefined || value === null ? undefined : str(value, where);
-}
-
-function resolve(value: string, env: NodeJS.ProcessEnv, where: string): string {
-  return value.replace(/\$\{env:([A-Za-z_][A-Za-z0-9_]*)\}/g, (_, name: string) => {
-    const resolved = env[name];
-    if (resolved === undefined) throw new ConfigError(`${where} references environment variable ${name}, which is not set`);
-    return resolved;
-  });
+/** The file's shape and rules; `env` resolves the `${env:NAME}` references of API key pairs. */
+export function operatorConfigSchema(env: NodeJS.ProcessEnv): z.ZodType<OperatorConfig> {
+  const keyPair = z
+    .string({ error: 'must be "username:password"' })
+    .meta({ description: '"username:password" (a Basic pair; ${env:NAME} references are resolved)' })
+    .transform((written, ctx): ApiKeyPair => {
+      let resolved: string;
+      try {
+        resolved = resolveEnv(written, env);
+      } catch (error) {
+        addIssue(ctx, (error as Error).message, [], true);
+        return { keyId: '', secret: '' };
+      }
+      const colon = resolved.indexOf(':');
+      if (colon <= 0 || colon === resolved.length - 1) addIssue(ctx, 'must be "username:password"');
+      const keyId = resolved.slice(0, colon);
+      if (colon > 0 && !API_KEY_ID.test(keyId)) addIssue(ctx, `has an API key username '${keyId}' that does not match ${API_KEY_ID.source}`);
+      return { keyId, secret: resolved.slice(colon + 1) };
+    });
+  const roles = list(nonEmptyString()).meta({ description: 'role IDs, applied when the principal is first added (admin is seeded in every organization)' });
+  const keys = list(keyPair).meta({ description: 'Basic API key pairs; usernames are unique across all organizations' });
+  const member = mapping({ user: nonEmptyString().meta({ description: 'becomes users/{user}' }), roles, api_keys: keys }).transform((m) => ({
+    user: m.user.replace(/^users\//, ''),
+    roles: m.roles ?? [],
+    apiKeys: m.api_keys ?? [],
+  }));
+  const serviceAccount = mapping({ id: nonEmptyString().meta({ description: 'becomes service-accounts/{id}' }), roles, api_keys: keys }).transform((s) => ({
+    id: s.id.replace(/^service-accounts\//, ''),
+    roles: s.roles ?? [],
+    apiKeys: s.api_keys ?? [],
+  }));
+  const tool = mapping({ tool: nonEmptyString(), enabled: z.boolean({ error: 'must be true or false' }).optional().meta({ description: 'default true' }) }).transform((t) => ({
+    tool: t.tool,
+    enabled: t.enabled !== false,
+  }));
+  const connection = mapping({
+    id: nonEmptyString(),
+    display_name: nonEmptyString().optional(),
+    description: text().optional(),
+    type: nonEmptyString().meta({ description: 'a CONNECTION_TYPE_... value' }),
+    details: z
+      .record(z.string(), z.unknown(), { error: 'must be a mapping' })
+      .optional()
+      .meta({ description: 'type-specific details, kept as written; secret fields are sealed, ${env:NAME} resolved at use' }),
+    tools: list(tool),
+  }).transform(
+    (c): ConnectionConfig => ({
+      id: c.id,
+      displayName: c.display_name ?? c.id,
+      description: c.description ?? '',
+      type: c.type,
+      details: c.details ?? {},
+      tools: c.tools ?? [],
+    }),
+  );
+  const organization = mapping({
+    id: nonEmptyString(ORGANIZATION_ID),
+    display_name: nonEmptyString().optional().meta({ description: 'default: the id' }),
+    members: list(member),
+    service_accounts: list(serviceAccount).meta({ description: 'service-accounts/{id}, the actor of what they do' }),
+    connections: list(connection).meta({ description: 'read-only through the API (GetConnection, ListConnections)' }),
+    services: serviceList().meta({ description: 'the frozen service catalog, synced to match the file' }),
+  }).transform(
+    (o): OrganizationConfig => ({
+      id: o.id,
+      displayName: o.display_name ?? o.id,
+      members: o.members ?? [],
+      serviceAccounts: o.service_accounts ?? [],
+      connections: o.connections ?? [],
+      services: o.services ?? [],
+    }),
+  );
+  const workloadIssuer = mapping({ issuer: nonEmptyString(), public_key_pem: text().optional() }).transform((w) => ({
+    issuer: w.issuer,
+    publicKeyPem: w.public_key_pem ?? '',
+  }));
+  const bearerIssuer = mapping({
+    issuer: nonEmptyString(),
+    audience: nonEmptyString().optional(),
+    public_key_pem: text().optional(),
+    org_claim: nonEmptyString().optional().meta({ description: 'the claim holding the organization ID (default org)' }),
+  }).transform((b) => ({ issuer: b.issuer, audience: b.audience, publicKeyPem: b.public_key_pem ?? '', orgClaim: b.org_claim ?? 'org' }));
+  return mapping({
+    organizations: list(organization),
+    workload_issuers: list(workloadIssuer).meta({ description: 'who may present Svc-Workload proofs (JWTs) to MintAgentSessionToken' }),
+    bearer_issuers: list(bearerIssuer).meta({ description: 'identity-provider JWTs accepted as Bearer' }),
+    // Kept as written: references are resolved when a credential is checked, not stored.
+    machine_credentials: list(nonEmptyString()).meta({ description: 'Basic pairs for the internal webhook endpoints' }),
+  })
+    .transform(
+      (root): OperatorConfig => ({
+        organizations: root.organizations ?? [],
+        workloadIssuers: root.workload_issuers ?? [],
+        bearerIssuers: root.bearer_issuers ?? [],
+        machineCredentials: root.machine_credentials ?? [],
+      }),
+    )
+    .superRefine((config, ctx) => {
+      // Organization IDs are unique; API key usernames are unique across every organization.
+      const orgs = new Set<string>();
+      const keyIds = new Set<string>();
+      config.organizations.forEach((org, i) => {
+        if (orgs.has(org.id)) addIssue(ctx, `organization '${org.id}' appears twice`, ['organizations', i, 'id'], true);
+        orgs.add(org.id);
+        const owners: Array<[string, Array<{ apiKeys: ApiKeyPair[] }>]> = [
+          ['members', org.members],
+          ['service_accounts', org.serviceAccounts],
+        ];
+        for (const [section, principals] of owners) {
+          principals.forEach((p, j) =>
+            p.apiKeys.forEach((key, k) => {
+              if (keyIds.has(key.keyId)) {
+                addIssue(ctx, `API key '${key.keyId}' appears twice; key usernames are global`, ['organizations', i, section, j, 'api_keys', k], true);
+              }
+              keyIds.add(key.keyId);
+            }),
+          );
+        }
+      });
+    });
 }

@@ -14,11 +14,7 @@ export class SecretBox {
   private constructor(private readonly key: Buffer) {}
 
   static fromEnvironment(dataDir: string, env: NodeJS.ProcessEnv = process.env): SecretBox {
-    if (env.SVC_ENCRYPTION_KEY) {
-      const key = Buffer.from(env.SVC_ENCRYPTION_KEY, 'base64');
-      if (key.length !== 32) throw new Error('SVC_ENCRYPTION_KEY must be 32 bytes, base64-encoded');
-      return new SecretBox(key);
-    }
+    if (env.SVC_ENCRYPTION_KEY) return new SecretBox(decodeEncryptionKey(env.SVC_ENCRYPTION_KEY));
     const file = path.join(dataDir, 'encryption.key');
     fs.mkdirSync(dataDir, { recursive: true });
     if (!fs.existsSync(file)) {
@@ -75,6 +71,37 @@ export class SecretBox {
    */
   static isSecretField(name: string): boolean {
     return /(password|passphrase|passwd|secret|token|key|credential|authorization)s?$/i.test(name);
+  }
+}
+
+const KEY_HELP = '32 random bytes, base64-encoded (openssl rand -base64 32)';
+
+/**
+ * The key sealing connection secrets, from SVC_ENCRYPTION_KEY. Strict: Node's base64 decoder skips
+ * characters it does not know, so a mangled key could otherwise decode to 32 other bytes.
+ */
+export function decodeEncryptionKey(value: string): Buffer {
+  if (!/^[A-Za-z0-9+/_-]+={0,2}$/.test(value)) throw new Error(`SVC_ENCRYPTION_KEY must be ${KEY_HELP}; it holds characters base64 does not use`);
+  const key = Buffer.from(value, 'base64');
+  if (key.length !== 32) throw new Error(`SVC_ENCRYPTION_KEY must be ${KEY_HELP}; it decodes to ${key.length} bytes`);
+  return key;
+}
+
+/**
+ * The start-up check of SVC_ENCRYPTION_KEY: well formed whenever set, and required with the server
+ * stores, where there is no data directory to keep a generated key in (each container would seal
+ * with a key of its own, and lose it with the container).
+ */
+export function checkEncryptionKey(env: NodeJS.ProcessEnv): void {
+  const key = env.SVC_ENCRYPTION_KEY;
+  if (key) {
+    decodeEncryptionKey(key);
+    return;
+  }
+  if (env.EVENTSTORE_URL || env.MONGODB_URL) {
+    throw new Error(
+      `SVC_ENCRYPTION_KEY must be set when EVENTSTORE_URL or MONGODB_URL is: ${KEY_HELP}, the same for the api, the projector and the CLI`,
+    );
   }
 }
 
