@@ -106,7 +106,6 @@ describe.each([
     signalled = true;
     const exits: Exit[] = await Promise.all(stop(stack));
     await traffic.done;
-    if (process.env.DEBUG_SHUTDOWN) console.log(stack.output.join(""), JSON.stringify(traffic.outcomes.filter((o) => o.afterSignal).reduce<Record<string, number>>((a, o) => ({ ...a, [String(o.status)]: (a[String(o.status)] ?? 0) + 1 }), {})), exits);
 
     for (const exit of exits) {
       expect(exit).toEqual({ code: 0, signal: null, ms: expect.any(Number) });

@@ -1,6 +1,13 @@
 import type { Logger } from '@nestjs/common';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { GracefulStop } from '@svc/infrastructure/nest/graceful-stop';
+import { ProjectionWaiter } from '@svc/infrastructure/projection/waiter';
+
+/**
+ * While draining, a command waits at most this long for its projection: a projector stopped at the
+ * same time (separate processes, one SIGTERM to both) would otherwise hold the drain for SVC_READ_WAIT_MS.
+ */
+const DRAIN_READ_WAIT_MS = 1000;
 
 /** What runs beside the api's HTTP server (the projector, as a child or in-process). */
 export interface Companion {
@@ -48,8 +55,11 @@ export class ApiShutdown {
   }
 
   private async run(): Promise<void> {
-    // Nest closes the server (waiting for requests in flight) before the stores' shutdown hooks.
-    await this.app?.close();
+    if (this.app) {
+      this.app.get(ProjectionWaiter).hurry(DRAIN_READ_WAIT_MS);
+      // Nest closes the server (waiting for requests in flight) before the stores' shutdown hooks.
+      await this.app.close();
+    }
     await this.projector?.stop();
   }
 }
