@@ -10,9 +10,11 @@
  *   BENCH_WARMUP_SECONDS   warm-up before each HTTP phase (default 2)
  *   BENCH_CLIENTS          concurrent keep-alive clients (default 32)
  *   BENCH_LIST_NOTES       notes seeded into the List organization (default 10000)
+ *   BENCH_HOT_CLIENTS      clients updating the hot resources (default 64)
+ *   BENCH_HOT_RESOURCES    notes they all update (default 8)
  *   BENCH_LAG_SAMPLES      projection-lag samples (default max(100, 30 x BENCH_SECONDS))
  *   BENCH_REBUILD_EVENTS   events in the log before the rebuild (default 100000)
- *   BENCH_PHASES           comma list of create,get,list,lag,rebuild (default all)
+ *   BENCH_PHASES           comma list of create,get,list,hot,lag,rebuild (default all)
  *   BENCH_PROFILE          api | projector | both: run that process under --cpu-prof, print its hot functions
  *   BENCH_READ_WAIT_MS     passed to the api as SVC_READ_WAIT_MS (diagnostic: 0 = commands do not wait for projections)
  *   BENCH_KEEP=1           keep the data directory (and profiles); BENCH_VERBOSE=1 echoes the processes' output
@@ -30,7 +32,7 @@ import { LISTER, Stack, WRITER } from './stack';
 import { fmtMs, fmtRate } from './stats';
 
 const NOTES = '/svc.notes.v1.NotesService';
-const PHASES = ['create', 'get', 'list', 'lag', 'rebuild'] as const;
+const PHASES = ['create', 'get', 'list', 'hot', 'lag', 'rebuild'] as const;
 type Phase = (typeof PHASES)[number];
 
 interface Settings {
@@ -38,6 +40,8 @@ interface Settings {
   warmupSeconds: number;
   clients: number;
   listNotes: number;
+  hotClients: number;
+  hotResources: number;
   lagSamples: number;
   rebuildEvents: number;
   phases: Set<Phase>;
@@ -68,6 +72,8 @@ function loadSettings(): Settings {
     warmupSeconds: numberEnv('BENCH_WARMUP_SECONDS', 2),
     clients: Math.round(numberEnv('BENCH_CLIENTS', 32)),
     listNotes: Math.round(numberEnv('BENCH_LIST_NOTES', 10_000)),
+    hotClients: Math.round(numberEnv('BENCH_HOT_CLIENTS', 64)),
+    hotResources: Math.round(numberEnv('BENCH_HOT_RESOURCES', 8)),
     lagSamples: Math.round(numberEnv('BENCH_LAG_SAMPLES', Math.max(100, 30 * seconds))),
     rebuildEvents: Math.round(numberEnv('BENCH_REBUILD_EVENTS', 100_000)),
     phases: new Set(phaseList as Phase[]),
@@ -275,7 +281,38 @@ async function main(): Promise<void> {
       );
     }
 
-    // 4. Projection lag, commit to readable, not under load.
+    // 4. Hot resources: many clients updating a few notes (the per-stream queue keeps them from conflicting).
+    if (settings.phases.has('hot')) {
+      const { hotClients: n, hotResources: k } = settings;
+      const hot = new Client(stack.baseUrl, WRITER, n);
+      clients.push(hot);
+      await runCount(hot, {
+        clients: k,
+        total: k,
+        path: `${NOTES}/CreateNote`,
+        body: (i) => JSON.stringify({ note_id: `hot-${i}`, note: { display_name: `Hot ${i}` } }),
+      });
+      log(`UpdateNote: ${n} clients on ${k} notes ...`);
+      const r = await runLoad(hot, {
+        ...load,
+        clients: n,
+        path: `${NOTES}/UpdateNote`,
+        // Every update changes the name, so each one appends an event.
+        body: (c, s) => JSON.stringify({ note: { name: `notes/hot-${c % k}`, display_name: `Hot ${c}-${s}` }, update_mask: 'display_name' }),
+      });
+      hot.close();
+      const aborted = r.errorsByStatus.get(409) ?? 0;
+      const abortedShare = r.requests ? aborted / r.requests : 0;
+      details.push(loadLine(`UpdateNote (${n} clients, ${k} notes)`, r), describeErrors('UpdateNote', r));
+      results.hot = { ...r, aborted, abortedShare };
+      rows.push(
+        { measure: `UpdateNote throughput (${n} clients, ${k} notes)`, result: fmtRate(r.rate), target: '' },
+        { measure: 'UpdateNote latency p99 (hot notes)', result: fmtMs(r.latency.p99), target: '' },
+        { measure: 'UpdateNote ABORTED share (hot notes)', result: `${(abortedShare * 100).toFixed(2)}% (${aborted})`, target: '0%', pass: aborted === 0 },
+      );
+    }
+
+    // 5. Projection lag, commit to readable, not under load.
     if (settings.phases.has('lag')) {
       log(`projection lag over ${settings.lagSamples} samples ...`);
       meter.begin();
@@ -294,7 +331,7 @@ async function main(): Promise<void> {
     writer.close();
     lister.close();
 
-    // 5. Rebuild from position 0 with the projector stopped.
+    // 6. Rebuild from position 0 with the projector stopped.
     if (settings.phases.has('rebuild')) {
       log('stopping the projector ...');
       await stack.stopProjector();

@@ -107,6 +107,8 @@ export interface StartOptions {
   config?: string | null;
   env?: Record<string, string>;
   dataDir?: string;
+  /** Each process leads its own process group, so a test can signal the group as a terminal's Ctrl-C does. */
+  detached?: boolean;
 }
 
 /** The real api and projector, started from the build on a temporary data directory, spoken to over HTTP. */
@@ -116,6 +118,7 @@ export class Stack {
   baseUrl = '';
   dataDir = '';
   private env: NodeJS.ProcessEnv = {};
+  private detached = false;
 
   static async start(options: StartOptions = {}): Promise<Stack> {
     const stack = new Stack();
@@ -125,6 +128,7 @@ export class Stack {
 
   private async boot(options: StartOptions): Promise<void> {
     this.dataDir = options.dataDir ?? fs.mkdtempSync(path.join(os.tmpdir(), 'svc-e2e-'));
+    this.detached = options.detached ?? false;
     const port = await freePort();
     this.baseUrl = `http://127.0.0.1:${port}`;
     this.env = {
@@ -156,7 +160,11 @@ export class Stack {
   }
 
   spawn(name: string, main: string, env: Record<string, string>): ChildProcess {
-    const child = spawn(process.execPath, [main], { env: { ...this.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [main], {
+      env: { ...this.env, ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+      detached: this.detached,
+    });
     const record = (chunk: Buffer) => this.output.push(`[${name}] ${chunk.toString()}`);
     child.stdout?.on('data', record);
     child.stderr?.on('data', record);
@@ -223,6 +231,28 @@ export function stopProcess(child: ChildProcess, signal: NodeJS.Signals = 'SIGTE
     child.once('exit', () => resolve());
     child.kill(signal);
   });
+}
+
+export interface Exit {
+  code: number | null;
+  signal: NodeJS.Signals | null;
+  /** From the signal to the exit. */
+  ms: number;
+}
+
+/**
+ * Sends `signal` to the process (to its whole process group with `group`, as Ctrl-C in a terminal
+ * does; the process must have been started `detached`) and resolves when it has exited.
+ */
+export function signalAndWait(child: ChildProcess, signal: NodeJS.Signals, options: { group?: boolean } = {}): Promise<Exit> {
+  const started = Date.now();
+  const exited = new Promise<Exit>((resolve) => {
+    if (child.exitCode !== null || child.signalCode !== null) resolve({ code: child.exitCode, signal: child.signalCode, ms: 0 });
+    else child.once('exit', (code, sig) => resolve({ code, signal: sig, ms: Date.now() - started }));
+  });
+  if (options.group) process.kill(-child.pid!, signal);
+  else child.kill(signal);
+  return exited;
 }
 
 export function sleep(ms: number): Promise<void> {

@@ -2,12 +2,12 @@ import 'reflect-metadata';
 import { Logger } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
-import { type ChildProcess, fork } from 'node:child_process';
-import * as path from 'node:path';
 import { loadSettings, type Settings } from '@svc/infrastructure/config/env';
 import { QuietLogger } from '@svc/infrastructure/nest/quiet-logger';
 import { appModule } from './app.module';
 import { StartupState } from './operator-config/startup.service';
+import { startProjectorProcess } from './projector-process';
+import { ApiShutdown } from './shutdown';
 
 /**
  * The api process. With SVC_PROJECTOR=process (the default of `npm start`) it also starts the
@@ -17,11 +17,12 @@ import { StartupState } from './operator-config/startup.service';
 async function bootstrap(): Promise<void> {
   const settings = loadSettings();
   const logger = new Logger('api');
-  let projector: ChildProcess | null = null;
-  if (settings.projectorMode === 'process') projector = startProjectorProcess(logger);
+  const shutdown = new ApiShutdown(logger);
+  if (settings.projectorMode === 'process') shutdown.withProjector(startProjectorProcess(shutdown, logger));
   if (settings.projectorMode === 'inprocess') {
     const { startProjector } = await import('../../projector/src/projector');
-    await startProjector(settings);
+    const projector = await startProjector(settings);
+    shutdown.withProjector({ stop: () => projector.close() });
   }
 
   const app = await NestFactory.create<NestFastifyApplication>(
@@ -29,28 +30,11 @@ async function bootstrap(): Promise<void> {
     new FastifyAdapter({ bodyLimit: settings.bodyLimitBytes }),
     { logger: new QuietLogger() },
   );
-  app.enableShutdownHooks();
+  shutdown.serving(app);
   await app.listen(settings.port, settings.host);
   const address = `http://${settings.host === '0.0.0.0' ? '127.0.0.1' : settings.host}:${settings.port}`;
   logger.log(`listening on ${address}`);
   printDemoBanner(app.get(StartupState), address, settings);
-
-  const stop = async () => {
-    projector?.kill('SIGTERM');
-    await app.close();
-    process.exit(0);
-  };
-  process.once('SIGTERM', () => void stop());
-  process.once('SIGINT', () => void stop());
-}
-
-function startProjectorProcess(logger: Logger): ChildProcess {
-  const child = fork(path.join(__dirname, '../../projector/src/main.js'), [], { stdio: 'inherit' });
-  child.on('exit', (code, signal) => {
-    logger.error(`projector exited (${signal ?? code}); stopping the api so a supervisor restarts both`);
-    process.exit(1);
-  });
-  return child;
 }
 
 function printDemoBanner(startup: StartupState, address: string, settings: Settings): void {

@@ -1,19 +1,22 @@
 import 'reflect-metadata';
 import { Logger } from '@nestjs/common';
 import { loadSettings } from '@svc/infrastructure/config/env';
+import { GracefulStop } from '@svc/infrastructure/nest/graceful-stop';
 import { startProjector } from './projector';
 
+const logger = new Logger('projector');
+let app: Awaited<ReturnType<typeof startProjector>> | null = null;
+// Closing the app stops the projections after the page being committed, then closes the stores.
+const shutdown = new GracefulStop(async () => app?.close(), { logger });
+// Ctrl-C reaches the whole process group: a forked projector leaves it to its parent api, which stops
+// it once the api's requests (waiting for this projector) have drained.
+shutdown.listen(() => process.connected);
+// A forked projector follows its parent api: when the parent goes, so does it.
+process.once('disconnect', () => void shutdown.stop('the api went away'));
+
 void (async () => {
-  const app = await startProjector(loadSettings());
-  const stop = async () => {
-    await app.close();
-    process.exit(0);
-  };
-  process.once('SIGTERM', () => void stop());
-  process.once('SIGINT', () => void stop());
-  // A forked projector follows its parent api: when the parent goes, so does it.
-  process.once('disconnect', () => void stop());
+  app = await startProjector(loadSettings());
 })().catch((error: unknown) => {
-  new Logger('projector').error(error instanceof Error ? (error.stack ?? error.message) : String(error));
+  logger.error(error instanceof Error ? (error.stack ?? error.message) : String(error));
   process.exit(1);
 });

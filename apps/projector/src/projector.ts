@@ -97,8 +97,8 @@ export function projectorModule(settings: Settings) {
 
 /** A NestJS application context with no business HTTP. */
 export async function startProjector(settings: Settings) {
+  // No Nest signal hooks: the process that hosts the projector stops it (apps/*/src/main.ts).
   const app = await NestFactory.createApplicationContext(projectorModule(settings), { logger: new QuietLogger() });
-  app.enableShutdownHooks();
   await app.init();
   return app;
 }

@@ -4,7 +4,7 @@ import * as path from 'node:path';
 import type { Actor, Decider } from '@svc/domain/shared/decider';
 import { DomainError } from '@svc/domain/shared/domain-error';
 import { SqliteEventStore } from '../event-store/sqlite-event-store';
-import type { AppendResult, EventStore, ExpectedRevision, NewEvent } from '../event-store/event-store.port';
+import { type AppendResult, type EventStore, type ExpectedRevision, type NewEvent, WrongExpectedRevisionError } from '../event-store/event-store.port';
 import { CommandExecutor } from './command-executor';
 
 type Counter = { value: number };
@@ -161,5 +161,64 @@ describe('CommandExecutor over the SQLite event store', () => {
     });
     expect(seen).toEqual([0, 90]);
     expect((await store.readStream('counter-acme:counters/c')).map((e) => e.data)).toEqual([{ by: 90 }, { by: 5 }]);
+  });
+
+  describe('per-stream queue', () => {
+    /** The store, counting the appends refused for a stale expected revision. */
+    const counting = () => {
+      const counted = Object.create(store) as EventStore & { conflicts: number };
+      counted.conflicts = 0;
+      counted.append = async (stream: string, events: NewEvent[], expected: ExpectedRevision): Promise<AppendResult> => {
+        try {
+          return await store.append(stream, events, expected);
+        } catch (error) {
+          if (error instanceof WrongExpectedRevisionError) counted.conflicts += 1;
+          throw error;
+        }
+      };
+      return counted;
+    };
+
+    it('runs concurrent commands of one executor on one stream one after another: no conflict, all succeed', async () => {
+      const counted = counting();
+      const hot = new CommandExecutor(counted);
+      const results = await Promise.allSettled(
+        Array.from({ length: 64 }, () =>
+          hot.execute({ decider: counter, streamId: 'counter-acme:counters/hot', command: { type: 'Increment', by: 1, max: 1000 }, context: { actor } }),
+        ),
+      );
+      expect(results.filter((r) => r.status === 'rejected')).toEqual([]);
+      expect(counted.conflicts).toBe(0);
+      expect(await hot.stateOf(counter, 'counter-acme:counters/hot')).toEqual({ value: 64 });
+      expect(hot.busyStreams).toBe(0);
+    });
+
+    it('runs commands on different streams concurrently', async () => {
+      // The read of stream a is held until stream b's command has run: serialized across streams, it never would.
+      let releaseA!: () => void;
+      const aHeld = new Promise<void>((resolve) => (releaseA = resolve));
+      const gated = Object.create(store) as EventStore;
+      gated.readStream = async (stream: string) => {
+        if (stream.endsWith('/a')) await aHeld;
+        return store.readStream(stream);
+      };
+      gated.append = (stream: string, events: NewEvent[], expected: ExpectedRevision) => store.append(stream, events, expected);
+      const both = new CommandExecutor(gated);
+      const run = (name: string) =>
+        both.execute({ decider: counter, streamId: `counter-acme:counters/${name}`, command: { type: 'Increment', by: 1, max: 10 }, context: { actor } });
+      const a = run('a');
+      await expect(run('b')).resolves.toMatchObject({ state: { value: 1 } });
+      expect(both.busyStreams).toBe(1);
+      releaseA();
+      await expect(a).resolves.toMatchObject({ state: { value: 1 } });
+      expect(both.busyStreams).toBe(0);
+    });
+
+    it('goes on with the next command of a stream after one fails', async () => {
+      const results = await Promise.allSettled([increment(5, undefined, 10), increment(50, undefined, 10), increment(5, undefined, 10)]);
+      expect(results.map((r) => r.status)).toEqual(['fulfilled', 'rejected', 'fulfilled']);
+      expect(await executor.stateOf(counter, 'counter-acme:counters/c')).toEqual({ value: 10 });
+      expect(executor.busyStreams).toBe(0);
+    });
   });
 });

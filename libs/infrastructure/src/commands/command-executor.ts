@@ -51,7 +51,9 @@ export interface ExecuteOptions<S, C, E extends DomainEvent> {
   dryRun?: boolean;
   /**
    * Completes the command with facts that depend on the loaded state (the current holder of a unique
-   * value, say). Called on every attempt, so a retry after a conflict decides on fresh facts.
+   * value, say). Called on every attempt, so a retry after a conflict decides on fresh facts. It may
+   * read (stateOf) but must not execute a command on the same stream: that one would queue behind
+   * this one forever.
    */
   complete?: (command: C, state: S) => Promise<C>;
 }
@@ -59,11 +61,29 @@ export interface ExecuteOptions<S, C, E extends DomainEvent> {
 /**
  * The generic command handler of every aggregate: load, fold, decide, append with the expected
  * revision; on a concurrency conflict reload and decide again, a few times, then ABORTED.
+ *
+ * Commands of this executor (one per process) on one stream run one after another, so they never
+ * conflict with each other: on a hot resource they would otherwise all read the same revision and
+ * all but one retry, over and over. Different streams run concurrently; the expected revision still
+ * guards against other processes (docs/decisions.md, "Write side").
  */
 export class CommandExecutor {
+  private readonly queue = new StreamQueue();
+
   constructor(private readonly store: EventStore) {}
 
-  async execute<S, C, E extends DomainEvent>(options: ExecuteOptions<S, C, E>): Promise<Execution<S>> {
+  /** Streams with a command running or queued in this executor (tests: the queue holds nothing idle). */
+  get busyStreams(): number {
+    return this.queue.size;
+  }
+
+  execute<S, C, E extends DomainEvent>(options: ExecuteOptions<S, C, E>): Promise<Execution<S>> {
+    // A dry run appends nothing, so it cannot conflict: it need not wait its turn.
+    if (options.dryRun) return this.attempt(options);
+    return this.queue.run(options.streamId, () => this.attempt(options));
+  }
+
+  private async attempt<S, C, E extends DomainEvent>(options: ExecuteOptions<S, C, E>): Promise<Execution<S>> {
     const { decider, streamId, command, context } = options;
     // With a request_id the stream is read first: it may already hold this very request.
     let optimisticCreate = options.create === true && !context.requestId && !options.dryRun;
@@ -116,6 +136,33 @@ export class CommandExecutor {
         schemaVersion: 1,
       },
     }));
+  }
+}
+
+/**
+ * Runs tasks one after another per key, and tasks of different keys independently. A key's entry
+ * lives only while it has a task running or waiting, so memory follows the load, not the key space.
+ */
+class StreamQueue {
+  private readonly tails = new Map<string, Promise<void>>();
+
+  get size(): number {
+    return this.tails.size;
+  }
+
+  async run<T>(key: string, task: () => Promise<T>): Promise<T> {
+    const previous = this.tails.get(key);
+    let done!: () => void;
+    const tail = new Promise<void>((resolve) => (done = resolve));
+    this.tails.set(key, tail);
+    try {
+      // The previous task's own promise never rejects (see finally): a failure does not block the queue.
+      if (previous) await previous;
+      return await task();
+    } finally {
+      if (this.tails.get(key) === tail) this.tails.delete(key);
+      done();
+    }
   }
 }
 

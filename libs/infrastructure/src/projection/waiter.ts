@@ -2,74 +2,117 @@ import { comparePositions, type Position } from '../event-store/event-store.port
 import type { ReadStore } from '../read-store/read-store.port';
 import { projectionProgress } from './runner';
 
+/** Where the waiter reads how far each projection has got (the read store, across processes). */
+export type CheckpointSource = Pick<ReadStore, 'getCheckpoint'>;
+
 interface Waiter {
-  projection: string;
   position: Position;
   resolve: (reached: boolean) => void;
   timer: NodeJS.Timeout;
 }
 
+/** Between two reads of the checkpoints while someone waits: bounds what the wait adds to a command's latency. */
 const POLL_MS = 1;
+const ERROR_PAUSE_MS = 100;
 
 /**
  * Read your writes: a command answers once the projection serving its resource has passed the
- * command's commit position. Checkpoints are polled from the read store (so it works across
- * processes) only while someone waits; an in-process projector also signals progress directly.
+ * command's commit position, or after its timeout (the write stands either way).
+ *
+ * One shared poll serves every waiting command: each round reads the checkpoint of each projection
+ * someone waits for, once, and resolves every waiter it has passed. The poll runs only while at least
+ * one command waits, so an idle api reads nothing. An in-process projector also signals its progress
+ * directly, which resolves waiters without waiting for the next round.
  */
 export class ProjectionWaiter {
-  private readonly waiters = new Set<Waiter>();
+  /** Waiting commands by projection. Emptied sets are removed, so the map only holds what is awaited. */
+  private readonly waiting = new Map<string, Set<Waiter>>();
+  /** The furthest checkpoint seen per projection: a command behind it answers at once. */
   private readonly reached = new Map<string, Position>();
-  private polling = false;
+  private polling: Promise<void> | null = null;
+  /** While the api drains for a stop, no wait may outlast this instant (see hurry). */
+  private deadline: number | null = null;
+  private readonly onProgress = (name: string, position: Position) => this.advance(name, position);
 
-  constructor(private readonly reads: ReadStore) {
-    projectionProgress.on('progress', (name: string, position: Position) => this.advance(name, position));
+  constructor(
+    private readonly checkpoints: CheckpointSource,
+    private readonly pollMs = POLL_MS,
+  ) {
+    projectionProgress.on('progress', this.onProgress);
   }
 
   /** Resolves true once `projection` has passed `position`, or false after `timeoutMs`. */
   waitFor(projection: string, position: Position, timeoutMs: number): Promise<boolean> {
     const known = this.reached.get(projection);
     if (known && comparePositions(known, position) >= 0) return Promise.resolve(true);
+    const bound = this.deadline === null ? timeoutMs : Math.min(timeoutMs, Math.max(0, this.deadline - Date.now()));
     return new Promise((resolve) => {
-      const waiter: Waiter = {
-        projection,
-        position,
-        resolve,
-        timer: setTimeout(() => {
-          this.waiters.delete(waiter);
-          resolve(false);
-        }, timeoutMs),
-      };
-      this.waiters.add(waiter);
-      void this.poll();
+      let waiters = this.waiting.get(projection);
+      if (!waiters) this.waiting.set(projection, (waiters = new Set()));
+      const waiter: Waiter = { position, resolve, timer: setTimeout(() => this.settle(projection, waiter, false), bound) };
+      waiters.add(waiter);
+      this.polling ??= this.poll();
     });
+  }
+
+  /**
+   * For a stop: every wait, current and future, ends within `ms` (as false when its projection has not
+   * got there), so a drain does not sit out full read waits for a projector that is stopping too.
+   */
+  hurry(ms: number): void {
+    this.deadline = Date.now() + ms;
+    for (const [projection, waiters] of this.waiting) {
+      for (const waiter of waiters) {
+        clearTimeout(waiter.timer);
+        waiter.timer = setTimeout(() => this.settle(projection, waiter, false), ms);
+      }
+    }
+  }
+
+  /** How many commands wait right now (for tests and diagnostics). */
+  get pending(): number {
+    let count = 0;
+    for (const waiters of this.waiting.values()) count += waiters.size;
+    return count;
+  }
+
+  close(): void {
+    projectionProgress.off('progress', this.onProgress);
+    for (const [projection, waiters] of this.waiting) for (const waiter of waiters) this.settle(projection, waiter, false);
   }
 
   private advance(projection: string, position: Position): void {
     const known = this.reached.get(projection);
     if (!known || comparePositions(position, known) > 0) this.reached.set(projection, position);
-    for (const waiter of this.waiters) {
-      if (waiter.projection === projection && comparePositions(position, waiter.position) >= 0) {
-        clearTimeout(waiter.timer);
-        this.waiters.delete(waiter);
-        waiter.resolve(true);
-      }
+    const waiters = this.waiting.get(projection);
+    if (!waiters) return;
+    for (const waiter of waiters) {
+      if (comparePositions(position, waiter.position) >= 0) this.settle(projection, waiter, true);
     }
   }
 
+  private settle(projection: string, waiter: Waiter, reached: boolean): void {
+    const waiters = this.waiting.get(projection);
+    if (!waiters?.delete(waiter)) return;
+    clearTimeout(waiter.timer);
+    if (waiters.size === 0) this.waiting.delete(projection);
+    waiter.resolve(reached);
+  }
+
   private async poll(): Promise<void> {
-    if (this.polling) return;
-    this.polling = true;
-    try {
-      while (this.waiters.size > 0) {
-        const names = new Set([...this.waiters].map((w) => w.projection));
-        for (const name of names) {
-          const position = await this.reads.getCheckpoint(name);
-          if (position) this.advance(name, position);
+    while (this.waiting.size > 0) {
+      let pause = this.pollMs;
+      try {
+        for (const projection of [...this.waiting.keys()]) {
+          const position = await this.checkpoints.getCheckpoint(projection);
+          if (position) this.advance(projection, position);
         }
-        if (this.waiters.size > 0) await new Promise((r) => setTimeout(r, POLL_MS));
+      } catch {
+        // The store is failing: retry less eagerly; each waiter's timeout still answers it.
+        pause = Math.max(pause, ERROR_PAUSE_MS);
       }
-    } finally {
-      this.polling = false;
+      if (this.waiting.size > 0) await new Promise((resolve) => setTimeout(resolve, pause));
     }
+    this.polling = null;
   }
 }
