@@ -23,6 +23,15 @@ describe('request DTOs', () => {
     expect((request as unknown as { surprise: unknown }).surprise).toEqual({ constructor: 1, toString: 2 });
   });
 
+  it('drops such keys as unknown fields of a DTO, where `constructor` would switch validation off', async () => {
+    class Required {
+      @IsString() name!: string;
+    }
+    await expect(parseRequest({ request: Required }, { constructor: [], toString: 1 })).rejects.toMatchObject({ message: 'name must be a string' });
+    const request = await parse({ thing: { constructor: 'x', title: 't' } });
+    expect(Object.hasOwn(request.thing!, 'constructor')).toBe(false);
+  });
+
   it('reads JSON null on a request field as unset, and keeps nulls inside free-form objects', async () => {
     const request = await parse({ order_by: null, page_size: null, thing: { title: null, labels: { a: null } } });
     expect(request).not.toHaveProperty('orderBy');

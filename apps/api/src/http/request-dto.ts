@@ -34,7 +34,7 @@ function escapeKeys(value: unknown): unknown {
 }
 
 /**
- * Undoes the escaping in place, and drops null fields of the DTOs themselves: JSON null means
+ * Undoes the escaping in place in free-form data, and drops null fields of the DTOs themselves: JSON null means
  * "unset" for every request field (proto3 JSON), so a handler never sees a null where it expects a
  * string (`{"order_by": null}`). Nulls inside free-form objects are data and stay.
  */
@@ -50,9 +50,10 @@ function settle(value: unknown): void {
       continue;
     }
     settle(item);
-    if (key.startsWith(ESCAPE)) {
-      delete object[key];
-      Object.defineProperty(object, key.slice(1), { value: item, enumerable: true, writable: true, configurable: true });
-    }
+    if (!key.startsWith(ESCAPE)) continue;
+    delete object[key];
+    // On a DTO such a key is an unknown field, and dropped: an own `constructor` would hide the
+    // DTO's class from class-validator, which would then validate nothing.
+    if (!isDto) Object.defineProperty(object, key.slice(1), { value: item, enumerable: true, writable: true, configurable: true });
   }
 }
