@@ -1,12 +1,13 @@
 import { Transform } from 'class-transformer';
-import { IsBoolean, IsInt, IsNotEmpty, IsOptional, IsString, type ValidationOptions } from 'class-validator';
+import { buildMessage, IsBoolean, IsNotEmpty, IsOptional, IsString, ValidateBy, type ValidationOptions } from 'class-validator';
 
-// Up to 2^53: a longer decimal string would lose digits as a JS number.
+// At most 15 digits: every such number is exact as a JS number (2^53 has 16).
 const DECIMAL = /^-?\d{1,15}$/;
 
 /**
  * An optional 64-bit integer: a JSON number or a string of decimal digits (protobuf JSON's int64),
- * nothing else: `true`, `"0x10"`, `"1e3"` or `" 7"` are left as they are and fail IsInt.
+ * nothing else: `true`, `"0x10"`, `"1e3"`, `" 7"` and `2.5` are refused, and so is a number past
+ * 2^53, which JSON.parse has already rounded to another.
  */
 export function Int64(options?: ValidationOptions): PropertyDecorator {
   return (target, key) => {
@@ -14,7 +15,16 @@ export function Int64(options?: ValidationOptions): PropertyDecorator {
     Transform(({ value }: { value: unknown }) => (typeof value === 'string' && DECIMAL.test(value) ? Number(value) : value), {
       toClassOnly: true,
     })(target, key);
-    IsInt(options)(target, key);
+    ValidateBy(
+      {
+        name: 'isInt64',
+        validator: {
+          validate: (value) => typeof value === 'number' && Number.isSafeInteger(value),
+          defaultMessage: buildMessage(() => '$property must be an integer (a JSON number or a string of decimal digits)'),
+        },
+      },
+      options,
+    )(target, key);
   };
 }
 
