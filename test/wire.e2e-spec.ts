@@ -1,3 +1,4 @@
+import * as net from 'node:net';
 import { ALICE, Stack } from './support/harness';
 
 const NOTES = 'svc.notes.v1.NotesService';
@@ -161,6 +162,16 @@ describe('wire: errors, routes and casing', () => {
   it("Fastify's own refusals answer in the error shape: a malformed URL, oversized headers", async () => {
     expectError(await stack.request('GET', '/v1/connections/%'), 400, 'INVALID_ARGUMENT', /malformed %-escape/);
     expectError(await stack.request('GET', '/v1/connections', { headers: { 'x-padding': 'a'.repeat(20_000) } }), 400, 'INVALID_ARGUMENT', /headers are too large/);
+    // A request Node's HTTP parser cannot read at all is answered on the socket, in the same shape.
+    const raw = await new Promise<string>((resolve, reject) => {
+      const socket = net.connect(Number(new URL(stack.baseUrl).port), '127.0.0.1', () => socket.write('GARBAGE\r\n\r\n'));
+      let answer = '';
+      socket.on('data', (chunk) => (answer += chunk.toString()));
+      socket.on('close', () => resolve(answer));
+      socket.on('error', reject);
+    });
+    expect(raw).toMatch(/^HTTP\/1\.1 400 /);
+    expectError({ status: 400, body: JSON.parse(raw.slice(raw.indexOf('\r\n\r\n') + 4)) }, 400, 'INVALID_ARGUMENT', /malformed HTTP request/);
   });
 
   it('error messages quote at most 64 characters of an input', async () => {
