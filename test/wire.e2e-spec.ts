@@ -1,3 +1,4 @@
+import * as net from 'node:net';
 import { ALICE, Stack } from './support/harness';
 
 const NOTES = 'svc.notes.v1.NotesService';
@@ -100,6 +101,83 @@ describe('wire: errors, routes and casing', () => {
     expect(res.status).toBe(200);
     expect(Object.keys(res.body.note).sort()).toEqual(['createTime', 'displayName', 'name', 'toolArgs', 'toolName', 'updateTime']);
     expect(res.body.note.toolArgs).toEqual({ nestedKey: { deeperKey: 1 } });
+  });
+
+  it('writes accept only JSON: a form or text body is INVALID_ARGUMENT and writes nothing', async () => {
+    for (const type of ['application/x-www-form-urlencoded', 'text/plain', 'multipart/form-data; boundary=x']) {
+      const res = await stack.request('POST', `/${NOTES}/CreateNote`, { rawBody: 'note_id=form&note=x', headers: { 'content-type': type } });
+      expectError(res, 400, 'INVALID_ARGUMENT', /application\/json/);
+    }
+    const rest = await stack.request('DELETE', '/v1/catalog/services/checkout', { rawBody: 'a=b', headers: { 'content-type': 'application/x-www-form-urlencoded' } });
+    expectError(rest, 400, 'INVALID_ARGUMENT', /application\/json/);
+    expect((await stack.rpc(`${NOTES}/GetNote`, { name: 'notes/form' })).status).toBe(404);
+    // GET routes keep their query parameters.
+    expect((await stack.request('GET', '/v1/connections?pageSize=1')).status).toBe(200);
+  });
+
+  it('JSON null on a request field means unset', async () => {
+    const res = await stack.rpc(`${NOTES}/ListNotes`, { order_by: null, filter: null, page_size: null, page_token: null, show_deleted: null });
+    expect(res.status).toBe(200);
+  });
+
+  it('refuses lone surrogates, NUL, __proto__ keys and deep nesting, naming the field', async () => {
+    const create = (raw: string) => stack.request('POST', `/${NOTES}/CreateNote`, { rawBody: raw });
+    expectError(await create('{"request_id":"\\ud800","note_id":"s1","note":{}}'), 400, 'INVALID_ARGUMENT', /request_id is not well-formed Unicode/);
+    expectError(await create('{"note_id":"s2","note":{"display_name":"a\\u0000b"}}'), 400, 'INVALID_ARGUMENT', /display_name contains a NUL/);
+    expectError(await create('{"note_id":"s3","note":{"tool_args":{"__proto__":{"x":1}}}}'), 400, 'INVALID_ARGUMENT', /'__proto__'/);
+    expectError(await create(`{"note_id":"s4","note":{"tool_args":${'['.repeat(1000)}${']'.repeat(1000)}}}`), 400, 'INVALID_ARGUMENT', /nested more than 32/);
+    for (const id of ['s1', 's2', 's3', 's4']) expect((await stack.rpc(`${NOTES}/GetNote`, { name: `notes/${id}` })).status).toBe(404);
+  });
+
+  it('keys named like toString, valueOf, hasOwnProperty or constructor are stored and read back like any other', async () => {
+    const keys = { toString: 't', valueOf: 'v', hasOwnProperty: 'h', constructor: 'c', isPrototypeOf: 'i' };
+    const created = await stack.rpc<{ note: { toolArgs: unknown } }>(`${NOTES}/CreateNote`, {
+      note_id: 'protoish',
+      note: { display_name: 'Proto', tool_args: { ...keys, nested: { constructor: { prototype: { x: 1 } } } } },
+    });
+    expect(created.status).toBe(200);
+    const note = await stack.rpc<{ note: { toolArgs: unknown } }>(`${NOTES}/GetNote`, { name: 'notes/protoish' });
+    expect(note.body.note.toolArgs).toEqual({ ...keys, nested: { constructor: { prototype: { x: 1 } } } });
+
+    const deployments = 'svc.deployments.v1.DeploymentsService';
+    const labels = { toString: 't', valueOf: 'v', hasOwnProperty: 'h', constructor: 'c', environment: 'prod' };
+    expect((await stack.rpc(`${deployments}/CreateDeployment`, { deployment_id: 'protoish', deployment: { labels } })).status).toBe(200);
+    const deployment = await stack.rpc<{ deployment: { labels: unknown } }>(`${deployments}/GetDeployment`, { name: 'deployments/protoish' });
+    expect(deployment.body.deployment.labels).toEqual(labels);
+  });
+
+  it('loose types are refused: booleans for integers, 64-bit integers in other forms, invalid times on a re-record', async () => {
+    expectError(await stack.rpc(`${NOTES}/ListNotes`, { page_size: true }), 400, 'INVALID_ARGUMENT', /page_size/);
+    expectError(await stack.rpc(`${NOTES}/ListNotes`, { page_size: '0x10' }), 400, 'INVALID_ARGUMENT', /page_size/);
+    const evaluations = 'svc.deploy_monitor.v1.DeploymentMonitorEvaluationService/RecordDeploymentMonitorEvaluation';
+    const record = (evaluation: Record<string, unknown>) =>
+      stack.rpc(evaluations, { deployment_monitor_evaluation_id: 'loose', deployment_monitor_evaluation: evaluation });
+    expectError(await record({ pr_number: true }), 400, 'INVALID_ARGUMENT', /pr_number must be an integer/);
+    const first = await record({ pr_number: '42', deployment_time: '2024-05-01T10:00:00Z' });
+    expect(first.status).toBe(200);
+    expect(first.body).toMatchObject({ evaluation: { prNumber: 42 } });
+    expectError(await record({ deployment_time: 'noon' }), 400, 'INVALID_ARGUMENT', /deployment_time must be an RFC 3339 timestamp/);
+  });
+
+  it("Fastify's own refusals answer in the error shape: a malformed URL, oversized headers", async () => {
+    expectError(await stack.request('GET', '/v1/connections/%'), 400, 'INVALID_ARGUMENT', /malformed %-escape/);
+    expectError(await stack.request('GET', '/v1/connections', { headers: { 'x-padding': 'a'.repeat(20_000) } }), 400, 'INVALID_ARGUMENT', /headers are too large/);
+    // A request Node's HTTP parser cannot read at all is answered on the socket, in the same shape.
+    const raw = await new Promise<string>((resolve, reject) => {
+      const socket = net.connect(Number(new URL(stack.baseUrl).port), '127.0.0.1', () => socket.write('GARBAGE\r\n\r\n'));
+      let answer = '';
+      socket.on('data', (chunk) => (answer += chunk.toString()));
+      socket.on('close', () => resolve(answer));
+      socket.on('error', reject);
+    });
+    expect(raw).toMatch(/^HTTP\/1\.1 400 /);
+    expectError({ status: 400, body: JSON.parse(raw.slice(raw.indexOf('\r\n\r\n') + 4)) }, 400, 'INVALID_ARGUMENT', /malformed HTTP request/);
+  });
+
+  it('error messages quote at most 64 characters of an input', async () => {
+    const res = await stack.rpc(`${NOTES}/GetNote`, { name: 'x'.repeat(2000) });
+    expectError(res, 400, 'INVALID_ARGUMENT', new RegExp(`got '${'x'.repeat(64)}…'`));
+    expect((res.body as { error: { message: string } }).error.message.length).toBeLessThan(200);
   });
 
   it('FAILED_PRECONDITION answers 400 in the same shape', async () => {

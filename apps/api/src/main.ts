@@ -1,10 +1,11 @@
 import 'reflect-metadata';
 import { Logger } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
-import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
+import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { loadSettings, type Settings } from '@svc/infrastructure/config/env';
 import { QuietLogger } from '@svc/infrastructure/nest/quiet-logger';
 import { appModule } from './app.module';
+import { HTTP_APP_OPTIONS, httpAdapter } from './http/fastify';
 import { StartupState } from './operator-config/startup.service';
 import { startProjectorProcess } from './projector-process';
 import { ApiShutdown } from './shutdown';
@@ -27,8 +28,8 @@ async function bootstrap(): Promise<void> {
 
   const app = await NestFactory.create<NestFastifyApplication>(
     appModule(settings),
-    new FastifyAdapter({ bodyLimit: settings.bodyLimitBytes }),
-    { logger: new QuietLogger() },
+    httpAdapter(settings),
+    { ...HTTP_APP_OPTIONS, logger: new QuietLogger() },
   );
   shutdown.serving(app);
   await app.listen(settings.port, settings.host);

@@ -31,7 +31,7 @@ export function errorBody(error: DomainError, typeHost: string): ErrorBody {
     error: {
       code: HTTP_STATUS[error.code],
       status: error.code,
-      message: error.message,
+      message: capQuotes(error.message),
       details: error.reason
         ? [{ '@type': `${typeHost}/google.rpc.ErrorInfo`, reason: error.reason, domain: 'svc', metadata: error.metadata }]
         : [],
@@ -41,3 +41,17 @@ export function errorBody(error: DomainError, typeHost: string): ErrorBody {
 
 export const unauthenticated = (message = 'missing or invalid credentials') => new DomainError('UNAUTHENTICATED', message);
 export const unimplemented = (message: string) => new DomainError('UNIMPLEMENTED', message);
+
+/** The most characters of one quoted input an error message repeats, and of a whole message. */
+export const QUOTE_LIMIT = 64;
+export const MESSAGE_LIMIT = 1_000;
+const QUOTED = /(['"])([^'"]*)\1/g;
+const cut = (text: string, limit: number) => (text.length > limit ? `${text.slice(0, limit)}…` : text);
+
+/**
+ * Messages quote what the request held (`got '...'`); a quote is cut to QUOTE_LIMIT characters and
+ * the message to MESSAGE_LIMIT, here for every error, so no message can echo a whole large input.
+ */
+export function capQuotes(message: string): string {
+  return cut(message.replace(QUOTED, (_all, quote: string, text: string) => `${quote}${cut(text, QUOTE_LIMIT)}${quote}`), MESSAGE_LIMIT);
+}

@@ -42,30 +42,21 @@ const BY_HTTP_STATUS: Record<number, ErrorCode> = {
 
 export function toDomainError(exception: unknown): DomainError {
   if (exception instanceof DomainError) return exception;
+  // Nest hands Fastify's own errors (body parsing, size limits) over as HttpExceptions of their status.
   if (exception instanceof HttpException) {
     const status = exception.getStatus();
     if (status === 404) return new DomainError('NOT_FOUND', 'no such route');
-    return new DomainError(BY_HTTP_STATUS[status] ?? 'INTERNAL', status >= 500 ? 'internal error' : exception.message);
+    return new DomainError(BY_HTTP_STATUS[status] ?? 'INTERNAL', status >= 500 ? 'internal error' : (MESSAGES[status] ?? exception.message));
   }
-  // Errors raised by Fastify before routing (body parsing, size limits) carry a statusCode and a code.
-  const fastify = exception as { statusCode?: number; code?: string; message?: string };
+  const fastify = exception as { statusCode?: number; message?: string };
   if (typeof fastify?.statusCode === 'number' && fastify.statusCode < 500) {
-    return new DomainError(BY_HTTP_STATUS[fastify.statusCode] ?? 'INVALID_ARGUMENT', fastifyMessage(fastify));
+    return new DomainError(BY_HTTP_STATUS[fastify.statusCode] ?? 'INVALID_ARGUMENT', MESSAGES[fastify.statusCode] ?? fastify.message ?? 'bad request');
   }
   return new DomainError('INTERNAL', 'internal error');
 }
 
-function fastifyMessage(error: { code?: string; message?: string }): string {
-  switch (error.code) {
-    case 'FST_ERR_CTP_BODY_TOO_LARGE':
-      return 'request body is too large';
-    case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
-      return 'content type must be application/json';
-    case 'FST_ERR_CTP_EMPTY_JSON_BODY':
-      return 'request body is empty; send a JSON object';
-    default:
-      return error.message?.startsWith('Unexpected') || error.message?.includes('JSON')
-        ? `request body is not valid JSON: ${error.message}`
-        : (error.message ?? 'bad request');
-  }
-}
+/** Ours instead of Fastify's wording, for the statuses it answers before a handler runs. */
+const MESSAGES: Record<number, string> = {
+  413: 'request body is too large',
+  415: 'content type must be application/json (a request with a body sends it as JSON)',
+};

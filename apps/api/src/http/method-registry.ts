@@ -1,5 +1,4 @@
 import { Injectable } from '@nestjs/common';
-import { plainToInstance } from 'class-transformer';
 import { validate, type ValidationError } from 'class-validator';
 import type { Permission } from '@svc/contracts/roles/permissions';
 import { SPEC_METHODS } from '@svc/contracts/catalog';
@@ -7,6 +6,8 @@ import { DomainError, invalid } from '@svc/domain/shared/domain-error';
 import { camelToSnake, toCamelDeep } from '@svc/infrastructure/wire';
 import type { Principal } from '../auth/principal';
 import { unimplemented } from './errors';
+import { checkInput } from './input-limits';
+import { toRequestDto } from './request-dto';
 
 export interface MethodCall<Req> {
   principal: Principal;
@@ -21,7 +22,7 @@ export interface MethodDefinition<Req extends object = object> {
   method: string;
   /** Write permission the caller needs; reads need only membership. */
   permission?: Permission;
-  /** class-validator DTO of the request (camelCase); unknown fields are dropped. */
+  /** class-validator DTO of the request (camelCase); handlers ignore unknown fields. */
   request: new () => Req;
   /** camelCase paths whose object keys are user data and keep their spelling (labels). */
   preserveKeysUnder?: readonly string[];
@@ -93,15 +94,20 @@ export class MethodRegistry {
   }
 }
 
-/** snake_case (or camelCase) JSON in, a validated camelCase DTO out; errors name every bad field. */
+/**
+ * snake_case (or camelCase) JSON in, a validated camelCase DTO out; errors name every bad field.
+ * The input limits are checked first, so nothing after them walks an unbounded structure. Unknown
+ * fields are kept on the DTO, where handlers ignore them (docs/decisions.md, "Wire and errors").
+ */
 export async function parseRequest<Req extends object>(
   definition: Pick<MethodDefinition<Req>, 'request' | 'preserveKeysUnder'>,
   body: unknown,
 ): Promise<Req> {
   if (body === undefined || body === null) body = {};
   if (typeof body !== 'object' || Array.isArray(body)) throw invalid('request body must be a JSON object');
+  checkInput(body);
   const camel = toCamelDeep(body, { preserveKeysUnder: definition.preserveKeysUnder }) as Record<string, unknown>;
-  const dto = plainToInstance(definition.request, camel, { exposeDefaultValues: true });
+  const dto = toRequestDto(definition.request, camel);
   const errors = await validate(dto, { whitelist: false, forbidUnknownValues: false });
   if (errors.length > 0) throw invalid(validationMessages(errors).join('; '));
   return dto;

@@ -1,7 +1,7 @@
 import { Type } from 'class-transformer';
-import { IsIn, IsInt, IsNotEmpty, IsObject, IsOptional, IsString, ValidateNested } from 'class-validator';
+import { IsIn, IsNotEmpty, IsObject, IsOptional, IsRFC3339, IsString, ValidateNested } from 'class-validator';
 import { RESOURCE_FILTERS, type ResourceApi } from '../shared/resource-api';
-import { MutatingRequest } from '../shared/requests';
+import { Int64, MutatingRequest } from '../shared/requests';
 import { EVALUATION_STATUSES } from './enums';
 
 const SERVICE = 'svc.deploy_monitor.v1.DeploymentMonitorEvaluationService';
@@ -15,9 +15,8 @@ export class DeploymentMonitorEvaluationInput {
   @IsOptional() @IsString() repository?: string;
   @IsOptional() @IsString() headSha?: string;
   @IsOptional() @IsString() baseSha?: string;
-  /** 64-bit integers may arrive as JSON strings. */
-  @IsOptional() @Type(() => Number) @IsInt() prNumber?: number;
-  @IsOptional() @IsString() deploymentTime?: string;
+  @Int64() prNumber?: number;
+  @IsOptional() @IsRFC3339({ message: "deployment_time must be an RFC 3339 timestamp such as '2024-01-31T12:00:00Z'" }) deploymentTime?: string;
   @IsOptional() @IsString() summary?: string;
   @IsOptional() @IsString() overallStatus?: string;
 }

@@ -1,7 +1,7 @@
 import { Type } from 'class-transformer';
-import { ArrayMaxSize, IsArray, IsInt, IsNotEmpty, IsObject, IsOptional, IsString, Matches, ValidateNested } from 'class-validator';
+import { ArrayMaxSize, IsArray, IsNotEmpty, IsObject, IsOptional, IsString, Matches, ValidateNested } from 'class-validator';
 import type { FilterSchema } from '../shared/resource-api';
-import { MutatingRequest } from '../shared/requests';
+import { Int64, MutatingRequest } from '../shared/requests';
 
 export const ROLES_SERVICE = 'svc.rbac.v1.RolesService';
 
@@ -27,7 +27,7 @@ export class UpdateRoleRequest extends MutatingRequest {
 
 export class ListUsersWithPermissionRequest {
   @IsString() @IsNotEmpty() permission!: string;
-  @IsOptional() @Type(() => Number) @IsInt() pageSize?: number;
+  @Int64() pageSize?: number;
   @IsOptional() @IsString() pageToken?: string;
 }
 

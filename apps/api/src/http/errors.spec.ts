@@ -1,0 +1,12 @@
+import { DomainError } from '@svc/domain/shared/domain-error';
+import { capQuotes, errorBody } from './errors';
+
+describe('error messages', () => {
+  it('cut each quoted input to 64 characters and a whole message to 1,000', () => {
+    const long = 'x'.repeat(500);
+    expect(capQuotes(`name must look like 'notes/{note_id}', got '${long}'`)).toBe(`name must look like 'notes/{note_id}', got '${'x'.repeat(64)}…'`);
+    expect(capQuotes(`filter: "${long}" is bad`)).toBe(`filter: "${'x'.repeat(64)}…" is bad`);
+    expect(capQuotes(`a ${'y '.repeat(1000)}`)).toHaveLength(1001);
+    expect(errorBody(new DomainError('INVALID_ARGUMENT', `got '${long}'`), 'h').error.message).toBe(`got '${'x'.repeat(64)}…'`);
+  });
+});

@@ -1,0 +1,68 @@
+/**
+ * The HTTP server under Nest: Fastify with our JSON body parser and our error shape on the paths
+ * Fastify answers by itself, before any Nest filter could (a malformed URL, an over-long path
+ * parameter, oversized or garbled HTTP headers). Everything else reaches ApiExceptionFilter.
+ */
+import type { NestApplicationOptions } from '@nestjs/common';
+import { FastifyAdapter } from '@nestjs/platform-fastify';
+import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
+import { STATUS_CODES } from 'node:http';
+import type { Socket } from 'node:net';
+import { DomainError, type ErrorCode } from '@svc/domain/shared/domain-error';
+import type { Settings } from '@svc/infrastructure/config/env';
+import { errorBody } from './errors';
+import { parseJsonBody } from './input-limits';
+
+/** Nest must not add its own parsers (it would accept `application/x-www-form-urlencoded`). */
+export const HTTP_APP_OPTIONS: NestApplicationOptions = { bodyParser: false };
+
+export function httpAdapter(settings: Settings): FastifyAdapter {
+  const send = (reply: FastifyReply, error: DomainError) => {
+    const body = errorBody(error, settings.typeHost);
+    return reply.code(body.error.code).header('content-type', 'application/json').send(body);
+  };
+  const adapter = new FastifyAdapter({
+    bodyLimit: settings.bodyLimitBytes,
+    frameworkErrors: (error: FastifyError, _request: FastifyRequest, reply: FastifyReply) => {
+      if (error.code === 'FST_ERR_BAD_URL') return send(reply, new DomainError('INVALID_ARGUMENT', 'the URL path holds a malformed %-escape'));
+      if (error.code === 'FST_ERR_MAX_PARAM_LENGTH') return send(reply, new DomainError('INVALID_ARGUMENT', 'a segment of the URL path is too long'));
+      return send(reply, new DomainError('INVALID_ARGUMENT', 'the request could not be routed'));
+    },
+    clientErrorHandler: (error, socket) => answerClientError(error, socket, settings.typeHost),
+  });
+  // Only JSON bodies: a browser can send a form or text/plain to another site without asking, so
+  // accepting those would let any page write with the Basic credentials the browser holds.
+  const fastify = adapter.getInstance();
+  fastify.removeAllContentTypeParsers();
+  fastify.addContentTypeParser('application/json', { parseAs: 'string', bodyLimit: settings.bodyLimitBytes }, (_request, body, done) => {
+    try {
+      done(null, parseJsonBody(body as string));
+    } catch (error) {
+      done(error as Error, undefined);
+    }
+  });
+  return adapter;
+}
+
+/**
+ * Errors Node's HTTP parser raises before there is a request (headers over `--max-http-header-size`,
+ * 16 KiB by default; a garbled request line; a client that sends too slowly), answered on the socket.
+ */
+function answerClientError(error: Error & { code?: string }, socket: Socket, typeHost: string): void {
+  if (error.code === 'ECONNRESET' || socket.destroyed) return;
+  const [code, message]: [ErrorCode, string] =
+    error.code === 'HPE_HEADER_OVERFLOW'
+      ? ['INVALID_ARGUMENT', 'request headers are too large']
+      : error.code === 'ERR_HTTP_REQUEST_TIMEOUT'
+        ? ['DEADLINE_EXCEEDED', 'the request was not received in time']
+        : ['INVALID_ARGUMENT', 'malformed HTTP request'];
+  const payload = errorBody(new DomainError(code, message), typeHost);
+  const body = JSON.stringify(payload);
+  const status = `${payload.error.code} ${STATUS_CODES[payload.error.code]}`;
+  if (socket.writable) {
+    socket.write(
+      `HTTP/1.1 ${status}\r\nContent-Length: ${Buffer.byteLength(body)}\r\nContent-Type: application/json\r\nConnection: close\r\n\r\n${body}`,
+    );
+  }
+  socket.destroy(error);
+}
