@@ -363,3 +363,75 @@ describe('compileFilter: errors', () => {
     expectInvalid("labels = 'x'", /field 'labels' is a map/);
   });
 });
+
+describe('compileFilter: map keys and traversal', () => {
+  it('refuses traversal through a map value or a declared scalar', () => {
+    expectInvalid(
+      "labels.env.nested = 'x'",
+      "filter: 'labels.env.nested' traverses through a value of map 'labels'; map values are strings, use labels.<key>",
+    );
+    expectInvalid('labels.env.nested:*', /traverses through a value of map 'labels'/);
+    expectInvalid("display_name.first = 'x'", "filter: field 'display_name' has no sub-fields; got 'display_name.first'");
+    expectInvalid("services.x = 'y'", "filter: field 'services' has no sub-fields; got 'services.x'");
+    expectInvalid('count.x = 1', "filter: field 'count' has no sub-fields; got 'count.x'");
+  });
+
+  it('refuses __proto__ as a field or map key instead of reaching a prototype', () => {
+    expectInvalid('labels.__proto__ = "x"', "filter: '__proto__' at column 1 cannot name a field or map key");
+    expectInvalid('labels:__proto__', "filter: '__proto__' at column 8 cannot name a field or map key");
+    expectInvalid('__proto__ = 1', /'__proto__' at column 1 cannot name a field or map key/);
+    expectInvalid('labels."__proto__" = "x"', /cannot name a field or map key/);
+  });
+
+  it('filters on keys named like Object.prototype members as on any other key', () => {
+    for (const key of ['toString', 'valueOf', 'hasOwnProperty', 'constructor', 'prototype', 'isPrototypeOf']) {
+      const doc = { labels: { [key]: 'x' } };
+      expect(matches(`labels.${key} = "x"`, doc)).toBe(true);
+      expect(matches(`labels.${key} = "x"`, { labels: { other: 'x' } })).toBe(false);
+      expect(matches(`labels.${key} != "x"`, { labels: {} })).toBe(true);
+      expect(matches(`labels:${key}`, doc)).toBe(true);
+      expect(matches(`labels:${key}`, { labels: {} })).toBe(false);
+      expect(matches(`labels.${key}:*`, { labels: {} })).toBe(false);
+      expect(matches(`labels.${key} = "x*"`, { labels: {} })).toBe(false);
+    }
+  });
+});
+
+describe('compileFilter: limits', () => {
+  const { maxLength, maxDepth, maxTerms } = FILTER_LIMITS;
+  const ors = (n: number) => Array.from({ length: n }, () => 'a=1').join(' OR ');
+  const values = (n: number) => `a = (${Array.from({ length: n }, () => 'v').join(' OR ')})`;
+
+  it('refuses text over the length limit before reading it', () => {
+    expect(() => compile(`a = "${'x'.repeat(maxLength - 6)}"`)).not.toThrow();
+    expectInvalid(`a = "${'x'.repeat(maxLength - 5)}"`, `filter: ${maxLength + 1} characters long; the limit is ${maxLength}`);
+    expectInvalid('('.repeat(1_000_000), `filter: 1000000 characters long; the limit is ${maxLength}`);
+  });
+
+  it('refuses nesting past the depth limit, without recursing into it', () => {
+    const parens = (n: number) => `${'('.repeat(n)}a = 1${')'.repeat(n)}`;
+    const negations = (n: number) => `${'NOT ('.repeat(n)}a = 1${')'.repeat(n)}`;
+    expect(compile(parens(maxDepth))).toEqual({ a: '1' });
+    expect(compile(`${'-('.repeat(maxDepth / 2)}a = 1${')'.repeat(maxDepth / 2)}`)).toEqual({ $nor: [{ $nor: expect.any(Array) }] });
+    const message = `filter: more than ${maxDepth} nested parentheses and negations (limit reached at column ${maxDepth + 1})`;
+    expectInvalid(parens(maxDepth + 1), message);
+    expectInvalid(parens(3000), message);
+    expectInvalid(negations(500), /more than 32 nested parentheses and negations/);
+    expectInvalid(`a = ${'('.repeat(maxDepth + 1)}v${')'.repeat(maxDepth + 1)}`, /more than 32 nested parentheses and negations/);
+  });
+
+  it('refuses more terms than the limit, counting the values of parenthesised arguments', () => {
+    expect(compile(ors(maxTerms)).$or).toHaveLength(maxTerms);
+    expect(ors(1000).length).toBeLessThan(maxLength);
+    expect(compile(values(maxTerms - 1)).$or).toHaveLength(maxTerms - 1);
+    expectInvalid(ors(maxTerms + 1), /^filter: more than 200 terms \(comparisons, and values of parenthesised arguments; limit reached at column \d+\)$/);
+    expectInvalid(ors(1000), /more than 200 terms/);
+    expectInvalid(values(maxTerms), /more than 200 terms/);
+    expectInvalid(values(1000), /more than 200 terms/);
+  });
+
+  it('caps the user text it quotes in messages', () => {
+    expectInvalid(`count = "${'9'.repeat(50)}x"`, `filter: field 'count' is number, got '${'9'.repeat(27)}...'`);
+    expectInvalid(`${'f'.repeat(100)} = 1`, new RegExp(`^filter: unknown field '${'f'.repeat(27)}\\.\\.\\.'`));
+  });
+});
