@@ -127,7 +127,10 @@ export function describeFilterContract({ fixture, fresh }: Context): void {
         );
       }
       for (const [text, expected] of filters) {
-        for (const c of [plainLong, indexedLong]) expect({ c, text: text.slice(0, 40), found: await numbers(store, c, text) }).toEqual({ c, text: text.slice(0, 40), found: expected });
+        const what = text.slice(0, 40);
+        for (const c of [plainLong, indexedLong]) {
+          expect({ c, what, found: await numbers(store, c, text) }).toEqual({ c, what, found: expected });
+        }
       }
     });
 

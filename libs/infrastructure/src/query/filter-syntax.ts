@@ -165,7 +165,10 @@ function readString(src: string, open: number): { text: string; literalStars: nu
       const width = e === 'x' ? 2 : e === 'u' ? 4 : 8;
       const hex = src.slice(i + 2, i + 2 + width);
       const code = /^[0-9a-fA-F]+$/.test(hex) && hex.length === width ? parseInt(hex, 16) : NaN;
-      if (!(code <= 0x10ffff)) throw syntaxError(`invalid escape '\\${e}${hex}' at column ${i + 1}`);
+      // A surrogate code point is no character: it would make the text malformed Unicode.
+      if (!(code <= 0x10ffff) || (code >= 0xd800 && code <= 0xdfff)) {
+        throw syntaxError(`invalid escape '\\${e}${hex}' at column ${i + 1}`);
+      }
       text += String.fromCodePoint(code);
       i += 2 + width;
     } else {
@@ -335,6 +338,8 @@ export function parseFilter(text: string): FilterAst {
   if (text.length > FILTER_LIMITS.maxLength) {
     throw syntaxError(`${text.length} characters long; the limit is ${FILTER_LIMITS.maxLength}`);
   }
+  const surrogate = /\p{Cs}/u.exec(text);
+  if (surrogate) throw syntaxError(`lone UTF-16 surrogate at column ${surrogate.index + 1}; a filter is Unicode text`);
   return new Parser(lex(text)).parse();
 }
 

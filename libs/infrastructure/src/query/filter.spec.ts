@@ -430,6 +430,12 @@ describe('compileFilter: limits', () => {
     expectInvalid(values(1000), /more than 200 terms/);
   });
 
+  it('refuses malformed Unicode: a lone surrogate, written or escaped', () => {
+    expectInvalid('a = "x\ud800"', 'filter: lone UTF-16 surrogate at column 7; a filter is Unicode text');
+    expectInvalid('a = "\\ud800"', "filter: invalid escape '\\ud800' at column 6");
+    expect(compile('a = "\\U0001F600*"')).toEqual({ a: { $regex: '^\u{1F600}' } });
+  });
+
   it('caps the user text it quotes in messages', () => {
     expectInvalid(`count = "${'9'.repeat(50)}x"`, `filter: field 'count' is number, got '${'9'.repeat(27)}...'`);
     expectInvalid(`${'f'.repeat(100)} = 1`, new RegExp(`^filter: unknown field '${'f'.repeat(27)}\\.\\.\\.'`));

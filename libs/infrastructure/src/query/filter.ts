@@ -72,6 +72,8 @@ const snakeSegmentToCamel = (s: string) => s.replace(/(?<=[A-Za-z0-9])_+([A-Za-z
 interface ResolvedSchema {
   byName: Map<string, { name: string; field: FilterField }>;
   names: string[];
+  /** Most dot-separated segments in a field name: a longer member can only be a field plus a rest. */
+  maxSegments: number;
 }
 
 const resolvedSchemas = new WeakMap<FilterSchema, ResolvedSchema>();
@@ -87,7 +89,7 @@ function resolveSchema(schema: FilterSchema): ResolvedSchema {
     const alias = name.split('.').map(snakeSegmentToCamel).join('.');
     if (!byName.has(alias)) byName.set(alias, { name, field: schema[name] });
   }
-  const resolved = { byName, names };
+  const resolved = { byName, names, maxSegments: Math.max(1, ...names.map((n) => n.split('.').length)) };
   resolvedSchemas.set(schema, resolved);
   return resolved;
 }
@@ -173,7 +175,7 @@ function compileComparison(comparable: FilterMember, op: Comparator, lit: Litera
   const written = names.join('.');
   refuseProto(written, comparable.column);
   // Longest dotted prefix that names a field, so schemas may declare dotted names (`target.kind`).
-  for (let k = names.length; k >= 1; k--) {
+  for (let k = Math.min(names.length, schema.maxSegments); k >= 1; k--) {
     const hit = schema.byName.get(names.slice(0, k).join('.'));
     if (!hit) continue;
     const rest = names.slice(k);

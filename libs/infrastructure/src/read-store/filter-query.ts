@@ -38,7 +38,7 @@ const isPlainObject = (v: unknown): v is Record<string, unknown> =>
   typeof v === 'object' && v !== null && !Array.isArray(v) && !(v instanceof RegExp) && !(v instanceof Date);
 const isOperatorObject = (v: unknown): v is Record<string, unknown> => isPlainObject(v) && Object.keys(v).some((k) => k.startsWith('$'));
 
-// Object.fromEntries defines properties, so a `__proto__` key stays data (mingo then refuses it).
+// Object.fromEntries defines properties: a `__proto__` key can never set the copy's prototype.
 function withLiteralMatches(filter: Filter): Filter {
   return Object.fromEntries(
     Object.entries(filter).map(([key, value]) => {
