@@ -30,6 +30,7 @@ const docs: Doc[] = [
   { n: 8, displayName: 'Service*' },
   { n: 9, displayName: 5 },
   { n: 10, labels: { toString: 'x', constructor: 'y' } },
+  { n: 11, displayName: 'nul\u0000Service' },
 ];
 const all = docs.map((d) => d.n as number);
 const except = (...ns: number[]) => all.filter((n) => !ns.includes(n));
@@ -37,15 +38,17 @@ const except = (...ns: number[]) => all.filter((n) => !ns.includes(n));
 const cases: [string, number[]][] = [
   ['display_name = "Checkout*"', [1]],
   ['display_name = "checkout*"', [2]],
-  ['display_name = "*Service"', [1]],
+  ['display_name = "*Service"', [1, 11]],
   ['display_name = "*service*"', [2, 7]],
-  ['display_name : "*ervice*"', [1, 2, 7, 8]],
-  ['display_name != "*ervice*"', except(1, 2, 7, 8)],
+  ['display_name : "*ervice*"', [1, 2, 7, 8, 11]],
+  ['display_name != "*ervice*"', except(1, 2, 7, 8, 11)],
+  ['display_name = "nul*"', [11]],
+  ['display_name = "*l\\x00S*"', [11]],
   ['display_name = "a*b"', [3]],
   ['display_name = "*a*b"', [3]],
   ['display_name = "Service\\**"', [8]],
-  ['display_name = "*"', [1, 2, 3, 4, 7, 8]],
-  ['display_name:*', [1, 2, 3, 7, 8]],
+  ['display_name = "*"', [1, 2, 3, 4, 7, 8, 11]],
+  ['display_name:*', [1, 2, 3, 7, 8, 11]],
   ['NOT display_name:*', [4, 5, 6, 9, 10]],
   ['count:*', [1]],
   ['NOT count:*', except(1)],

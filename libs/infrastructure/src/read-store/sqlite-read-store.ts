@@ -1224,14 +1224,18 @@ function eq(field: Field, v: unknown): Sql | null {
 /**
  * Prefix, suffix and contains matches in time linear in the value: substr compares one slice, the
  * contains function searches with Boyer-Moore. Only strings match, as with `$regex`: `x >= ''`
- * holds for TEXT alone. SQLite's length() stops at a NUL, so a text holding one stays in mingo.
+ * holds for TEXT alone. SQLite's text functions stop at a NUL, so a suffix compares the UTF-8 bytes
+ * (a blob's substr counts bytes), and a text holding a NUL stays in mingo.
  */
 function literal(field: Field, { kind, text }: LiteralPattern): Sql {
   if (text.includes('\0')) return TRUE_INEXACT;
   const x = field.x;
   if (text === '') return { sql: `${x} >= ''`, params: [], exact: true };
   if (kind === 'contains') return { sql: `${CONTAINS_FN}(${x}, ?)`, params: [text], exact: true };
-  if (kind === 'suffix') return { sql: `${x} >= '' AND substr(${x}, -length(?)) = ?`, params: [text, text], exact: true };
+  if (kind === 'suffix') {
+    const tail = `substr(CAST(${x} AS BLOB), -length(CAST(? AS BLOB))) = CAST(? AS BLOB)`;
+    return { sql: `${x} >= '' AND ${tail}`, params: [text, text], exact: true };
+  }
   // `x >= ?` holds for every string with the prefix and lets the planner range over the index.
   return { sql: `${x} >= ? AND substr(${x}, 1, length(?)) = ?`, params: [text, text, text], exact: true };
 }
