@@ -95,10 +95,12 @@ describe('SqliteReadStore pushdown', () => {
     expect(store.explain('notes', listNotes, newestFirst)).toMatchObject({ exactFilter: false, sortPushedDown: false });
     await store.ensureIndexes('notes', ['toolName', 'createTime', 'name', 'deleteTime']);
     expect(store.explain('notes', listNotes, newestFirst)).toMatchObject({ exactFilter: true, sortPushedDown: true });
-    // $regex and other operators stay in mingo, on the candidates the rest of the filter selects.
-    const partial = store.explain('notes', { ...listNotes, name: { $regex: '^notes/1' } }, newestFirst);
+    // $regex and other operators stay in mingo, on the candidates the rest of the filter selects...
+    const partial = store.explain('notes', { ...listNotes, name: { $regex: '^notes/1', $options: 'i' } }, newestFirst);
     expect(partial).toMatchObject({ exactFilter: false, sortPushedDown: true });
     expect(partial.where).toContain('"p:toolName"');
+    // ...except a literal prefix, suffix or contains pattern (what filter wildcards compile to).
+    expect(store.explain('notes', { ...listNotes, name: { $regex: '^notes/1' } }, newestFirst)).toMatchObject({ exactFilter: true, sortPushedDown: true });
   });
 
   it('stops pushing a path down once it holds an array, also for another instance', async () => {

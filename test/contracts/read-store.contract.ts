@@ -6,6 +6,7 @@
 import { Query } from 'mingo';
 import type { Position } from '@svc/infrastructure/event-store/event-store.port';
 import type { Doc, Filter, ProjectionBatch, ReadStore, Sort, WriteOp } from '@svc/infrastructure/read-store/read-store.port';
+import { describeFilterContract } from './read-store-filters.contract';
 
 export interface ReadStoreFixture {
   store: ReadStore;
@@ -483,6 +484,8 @@ export function describeReadStoreContract(name: string, make: () => Promise<Read
         expect(await coll.findOne({ _id: 'odd|2', _org: 'acme' })).toBeNull();
       });
     });
+
+    describeFilterContract({ fixture: () => fixture, fresh });
 
     describe('indexed and unindexed collections agree (randomized)', () => {
       const random = rng(20240611);

@@ -1,6 +1,7 @@
 import { Query } from 'mingo';
 import { DomainError } from '@svc/domain/shared/domain-error';
-import { compileFilter, normaliseTimestamp, parseFilter, type FilterSchema } from './filter';
+import { filterQuery } from '../read-store/filter-query';
+import { compileFilter, FILTER_LIMITS, normaliseTimestamp, parseFilter, type FilterSchema } from './filter';
 
 const schema: FilterSchema = {
   display_name: { type: 'string', path: 'displayName' },
@@ -34,7 +35,16 @@ function expectInvalid(text: string, message: string | RegExp): void {
   else expect(err.message).toMatch(message);
 }
 
-const matches = (text: string, doc: Record<string, unknown>) => new Query(compile(text)).test(doc);
+/**
+ * Evaluates through the embedded stores' mingo query (linear wildcard matching) and checks that
+ * plain mingo, running the `$regex` as a JavaScript regex as MongoDB runs it as PCRE, agrees.
+ */
+function matches(text: string, doc: Record<string, unknown>): boolean {
+  const filter = compile(text);
+  const linear = filterQuery(filter).test(doc);
+  expect({ text, doc, regex: new Query(filter).test(doc) }).toEqual({ text, doc, regex: linear });
+  return linear;
+}
 
 describe('compileFilter: structure', () => {
   it('compiles blank text to match-all', () => {
@@ -116,35 +126,100 @@ describe('compileFilter: strings', () => {
     expect(compile('a = 42')).toEqual({ a: '42' });
   });
 
-  it('compiles wildcards on ":" to case-insensitive anchored regexes', () => {
-    expect(compile("display_name : '*text*'")).toEqual({ displayName: { $regex: 'text', $options: 'i' } });
-    expect(compile("display_name:'text*'")).toEqual({ displayName: { $regex: '^text', $options: 'i' } });
-    expect(compile("display_name:'*text'")).toEqual({ displayName: { $regex: 'text$', $options: 'i' } });
-    expect(compile("display_name:'a*b'")).toEqual({ displayName: { $regex: '^a[\\s\\S]*b$', $options: 'i' } });
-    expect(compile("display_name:'*a.b(c)*'")).toEqual({ displayName: { $regex: 'a\\.b\\(c\\)', $options: 'i' } });
+  it('compiles a leading and/or trailing "*" on =, != and ":" to literal suffix, prefix and contains patterns', () => {
+    expect(compile("display_name = 'text*'")).toEqual({ displayName: { $regex: '^text' } });
+    expect(compile("display_name = '*text'")).toEqual({ displayName: { $regex: 'text(?![\\s\\S])' } });
+    expect(compile("display_name = '*text*'")).toEqual({ displayName: { $regex: 'text' } });
+    expect(compile("display_name : '*text*'")).toEqual({ displayName: { $regex: 'text' } });
+    expect(compile("display_name:'text*'")).toEqual({ displayName: { $regex: '^text' } });
+    expect(compile("display_name != 'text*'")).toEqual({ $nor: [{ displayName: { $regex: '^text' } }] });
+    expect(compile("display_name = '*a.b(c)$*'")).toEqual({ displayName: { $regex: 'a\\.b\\(c\\)\\$' } });
+    expect(compile("display_name = 'tab\\t*'")).toEqual({ displayName: { $regex: '^tab\\x09' } });
+    // `*` alone (and `**`) on = matches every string value.
+    expect(compile("a = '*'")).toEqual({ a: { $regex: '^' } });
+    expect(compile("a = '**'")).toEqual({ a: { $regex: '^' } });
   });
 
-  it('matches wildcard documents as intended', () => {
-    const doc = { displayName: 'Checkout Service (prod)' };
-    expect(matches("display_name:'*service*'", doc)).toBe(true);
-    expect(matches("display_name:'checkout*'", doc)).toBe(true);
-    expect(matches("display_name:'*(PROD)'", doc)).toBe(true);
-    expect(matches("display_name:'service*'", doc)).toBe(false);
-    expect(matches("display_name:'*checkout'", doc)).toBe(false);
-    expect(matches("display_name:'*.*'", doc)).toBe(false);
-    expect(matches("display_name:'*service*'", { displayName: 'line one\nservice' })).toBe(true);
-  });
-
-  it('treats ":" without a wildcard, "=" and escaped stars literally', () => {
-    expect(compile("a:'text'")).toEqual({ a: 'text' });
-    expect(compile("a = '*text*'")).toEqual({ a: '*text*' });
-    expect(compile("a:'\\*lit*'")).toEqual({ a: { $regex: '^\\*lit', $options: 'i' } });
+  it('treats a star anywhere else, or escaped, as a literal star', () => {
+    expect(compile("a = 'a*b'")).toEqual({ a: 'a*b' });
+    expect(compile("a:'a*b'")).toEqual({ a: 'a*b' });
+    expect(compile("a != 'a*b'")).toEqual({ a: { $ne: 'a*b' } });
+    expect(compile("a = '*a*a*b'")).toEqual({ a: { $regex: 'a\\*a\\*b(?![\\s\\S])' } });
+    expect(compile("a:'\\*lit*'")).toEqual({ a: { $regex: '^\\*lit' } });
     expect(compile("a:'\\*lit\\*'")).toEqual({ a: '*lit*' });
+    expect(compile("a:'text'")).toEqual({ a: 'text' });
+    expect(matches("a = 'x*y'", { a: 'x*y' })).toBe(true);
+    expect(matches("a = 'x*y'", { a: 'xzzy' })).toBe(false);
+    expect(matches("a = '*a*b'", { a: 'xa*b' })).toBe(true);
+    expect(matches("a = '*a*b'", { a: 'xazb' })).toBe(false);
   });
 
-  it('tests presence with ":*"', () => {
-    expect(compile('a:*')).toEqual({ a: { $exists: true } });
-    expect(compile("count:'*'")).toEqual({ count: { $exists: true } });
+  it('matches wildcards as case-sensitively as "="', () => {
+    const doc = { displayName: 'Checkout Service (prod)' };
+    expect(matches("display_name = '*Service*'", doc)).toBe(true);
+    expect(matches("display_name = '*service*'", doc)).toBe(false);
+    expect(matches("display_name:'Checkout*'", doc)).toBe(true);
+    expect(matches("display_name:'checkout*'", doc)).toBe(false);
+    expect(matches("display_name = '*(prod)'", doc)).toBe(true);
+    expect(matches("display_name = '*(PROD)'", doc)).toBe(false);
+    expect(matches("display_name = 'Service*'", doc)).toBe(false);
+    expect(matches("display_name = '*Checkout'", doc)).toBe(false);
+    expect(matches("display_name = '*.*'", doc)).toBe(false);
+    expect(matches("display_name = '*'", doc)).toBe(true);
+    expect(matches("display_name = '*'", {})).toBe(false);
+    expect(matches("display_name = '*service*'", { displayName: 'line one\nservice' })).toBe(true);
+    // The end of a suffix is the end of the value, not a final newline (as `$` would allow in PCRE).
+    expect(matches("display_name = '*service'", { displayName: 'a service\n' })).toBe(false);
+  });
+
+  it('negates wildcards with "!=", which also holds for a missing field', () => {
+    expect(matches("display_name != '*Service*'", { displayName: 'Checkout Service' })).toBe(false);
+    expect(matches("display_name != '*Service*'", { displayName: 'Checkout' })).toBe(true);
+    expect(matches("display_name != 'Check*'", {})).toBe(true);
+  });
+
+  it('matches adversarial wildcards over a 100,000-character value in linear time', () => {
+    // The regex these once compiled to, /a[\s\S]*a[\s\S]*b$/i, takes cubic time here: it would not finish.
+    const long = { displayName: 'a'.repeat(100_000) };
+    expect(matches("display_name:'*a*a*b'", long)).toBe(false);
+    expect(filterQuery(compile('display_name = "*a*a*b*"')).test(long)).toBe(false);
+    expect(filterQuery(compile(`display_name = "*${'a'.repeat(4000)}b*"`)).test(long)).toBe(false);
+    expect(filterQuery(compile(`display_name = "*${'a'.repeat(4000)}"`)).test(long)).toBe(true);
+    expect(filterQuery(compile(`display_name = "${'a'.repeat(4000)}b*"`)).test(long)).toBe(false);
+  });
+
+  it('tests presence as a non-default value, per type', () => {
+    expect(compile('a:*')).toEqual({ a: { $gt: '' } });
+    expect(compile("create_time:'*'")).toEqual({ createTime: { $gt: '' } });
+    expect(compile('status:*')).toEqual({ status: { $gt: '' } });
+    expect(compile("count:'*'")).toEqual({ $or: [{ count: { $gt: 0 } }, { count: { $lt: 0 } }] });
+    expect(compile('enabled:*')).toEqual({ enabled: true });
+    expect(compile('services:*')).toEqual({ 'services.0': { $exists: true } });
+    expect(compile('labels:*')).toEqual({ labels: { $type: 'object', $ne: {} } });
+    expect(compile('NOT a:*')).toEqual({ $nor: [{ a: { $gt: '' } }] });
+  });
+
+  it('finds an empty string, list or map, zero, false, null and missing not present', () => {
+    const present = (text: string, doc: Record<string, unknown>) => [matches(text, doc), matches(`NOT ${text}`, doc)];
+    const yes = [true, false];
+    const no = [false, true];
+    expect(present('a:*', { a: 'x' })).toEqual(yes);
+    expect(present('a:*', { a: '' })).toEqual(no);
+    expect(present('a:*', { a: null })).toEqual(no);
+    expect(present('a:*', {})).toEqual(no);
+    expect(present('count:*', { count: 3 })).toEqual(yes);
+    expect(present('count:*', { count: -0.5 })).toEqual(yes);
+    expect(present('count:*', { count: 0 })).toEqual(no);
+    expect(present('enabled:*', { enabled: true })).toEqual(yes);
+    expect(present('enabled:*', { enabled: false })).toEqual(no);
+    expect(present('services:*', { services: ['x'] })).toEqual(yes);
+    expect(present('services:*', { services: [] })).toEqual(no);
+    expect(present('labels:*', { labels: { a: '1' } })).toEqual(yes);
+    expect(present('labels:*', { labels: {} })).toEqual(no);
+    expect(present('labels:*', {})).toEqual(no);
+    expect(present('labels.env:*', { labels: { env: 'prod' } })).toEqual(yes);
+    expect(present('labels.env:*', { labels: { env: '' } })).toEqual(no);
+    expect(present('create_time:*', { createTime: '2024-01-01T00:00:00.000Z' })).toEqual(yes);
   });
 });
 
@@ -159,13 +234,14 @@ describe('compileFilter: field names and maps', () => {
     expect(compile("labels.environment = 'prod'")).toEqual({ 'labels.environment': 'prod' });
     expect(compile("labels.team_name != 'x'")).toEqual({ 'labels.team_name': { $ne: 'x' } });
     expect(compile('labels."app.kubernetes.io/name" = web')).toEqual({ 'labels.app.kubernetes.io/name': 'web' });
-    expect(compile("labels.environment:'pr*'")).toEqual({ 'labels.environment': { $regex: '^pr', $options: 'i' } });
+    expect(compile("labels.environment:'pr*'")).toEqual({ 'labels.environment': { $regex: '^pr' } });
+    expect(compile("labels.environment = '*od'")).toEqual({ 'labels.environment': { $regex: 'od(?![\\s\\S])' } });
   });
 
   it('tests map keys with ":"', () => {
     expect(compile('labels:environment')).toEqual({ 'labels.environment': { $exists: true } });
     expect(compile("labels:'team_name'")).toEqual({ 'labels.team_name': { $exists: true } });
-    expect(compile('labels.environment:*')).toEqual({ 'labels.environment': { $exists: true } });
+    expect(compile('labels.environment:*')).toEqual({ 'labels.environment': { $gt: '' } });
     expect(matches('labels:environment', { labels: { environment: 'prod' } })).toBe(true);
     expect(matches('labels:environment', { labels: { team: 'x' } })).toBe(false);
   });
@@ -178,7 +254,9 @@ describe('compileFilter: field names and maps', () => {
     expect(compile("services:'services/1'")).toEqual({ services: 'services/1' });
     expect(matches("services:'services/1'", { services: ['services/0', 'services/1'] })).toBe(true);
     expect(matches("services:'services/1'", { services: ['services/2'] })).toBe(false);
-    expect(compile("services:'services/*'")).toEqual({ services: { $regex: '^services/', $options: 'i' } });
+    expect(compile("services:'services/*'")).toEqual({ services: { $regex: '^services\\/' } });
+    expect(matches("services:'services/*'", { services: ['x', 'services/2'] })).toBe(true);
+    expect(matches("services:'*/2'", { services: ['services/1'] })).toBe(false);
   });
 });
 
@@ -283,5 +361,83 @@ describe('compileFilter: errors', () => {
     expectInvalid('status > DEPLOYMENT_STATUS_PENDING', "filter: operator '>' is not allowed on enum field 'status'");
     expectInvalid("services = 'x'", "filter: operator '=' is not allowed on string[] field 'services'; use ':' to test for an element");
     expectInvalid("labels = 'x'", /field 'labels' is a map/);
+  });
+});
+
+describe('compileFilter: map keys and traversal', () => {
+  it('refuses traversal through a map value or a declared scalar', () => {
+    expectInvalid(
+      "labels.env.nested = 'x'",
+      "filter: 'labels.env.nested' traverses through a value of map 'labels'; map values are strings, use labels.<key>",
+    );
+    expectInvalid('labels.env.nested:*', /traverses through a value of map 'labels'/);
+    expectInvalid("display_name.first = 'x'", "filter: field 'display_name' has no sub-fields; got 'display_name.first'");
+    expectInvalid("services.x = 'y'", "filter: field 'services' has no sub-fields; got 'services.x'");
+    expectInvalid('count.x = 1', "filter: field 'count' has no sub-fields; got 'count.x'");
+  });
+
+  it('refuses __proto__ as a field or map key instead of reaching a prototype', () => {
+    expectInvalid('labels.__proto__ = "x"', "filter: '__proto__' at column 1 cannot name a field or map key");
+    expectInvalid('labels:__proto__', "filter: '__proto__' at column 8 cannot name a field or map key");
+    expectInvalid('__proto__ = 1', /'__proto__' at column 1 cannot name a field or map key/);
+    expectInvalid('labels."__proto__" = "x"', /cannot name a field or map key/);
+  });
+
+  it('filters on keys named like Object.prototype members as on any other key', () => {
+    for (const key of ['toString', 'valueOf', 'hasOwnProperty', 'constructor', 'prototype', 'isPrototypeOf']) {
+      const doc = { labels: { [key]: 'x' } };
+      expect(matches(`labels.${key} = "x"`, doc)).toBe(true);
+      expect(matches(`labels.${key} = "x"`, { labels: { other: 'x' } })).toBe(false);
+      expect(matches(`labels.${key} != "x"`, { labels: {} })).toBe(true);
+      expect(matches(`labels:${key}`, doc)).toBe(true);
+      expect(matches(`labels:${key}`, { labels: {} })).toBe(false);
+      expect(matches(`labels.${key}:*`, { labels: {} })).toBe(false);
+      expect(matches(`labels.${key} = "x*"`, { labels: {} })).toBe(false);
+    }
+  });
+});
+
+describe('compileFilter: limits', () => {
+  const { maxLength, maxDepth, maxTerms } = FILTER_LIMITS;
+  const ors = (n: number) => Array.from({ length: n }, () => 'a=1').join(' OR ');
+  const values = (n: number) => `a = (${Array.from({ length: n }, () => 'v').join(' OR ')})`;
+
+  it('refuses text over the length limit before reading it', () => {
+    expect(() => compile(`a = "${'x'.repeat(maxLength - 6)}"`)).not.toThrow();
+    expectInvalid(`a = "${'x'.repeat(maxLength - 5)}"`, `filter: ${maxLength + 1} characters long; the limit is ${maxLength}`);
+    expectInvalid('('.repeat(1_000_000), `filter: 1000000 characters long; the limit is ${maxLength}`);
+  });
+
+  it('refuses nesting past the depth limit, without recursing into it', () => {
+    const parens = (n: number) => `${'('.repeat(n)}a = 1${')'.repeat(n)}`;
+    const negations = (n: number) => `${'NOT ('.repeat(n)}a = 1${')'.repeat(n)}`;
+    expect(compile(parens(maxDepth))).toEqual({ a: '1' });
+    expect(compile(`${'-('.repeat(maxDepth / 2)}a = 1${')'.repeat(maxDepth / 2)}`)).toEqual({ $nor: [{ $nor: expect.any(Array) }] });
+    const message = `filter: more than ${maxDepth} nested parentheses and negations (limit reached at column ${maxDepth + 1})`;
+    expectInvalid(parens(maxDepth + 1), message);
+    expectInvalid(parens(3000), message);
+    expectInvalid(negations(500), /more than 32 nested parentheses and negations/);
+    expectInvalid(`a = ${'('.repeat(maxDepth + 1)}v${')'.repeat(maxDepth + 1)}`, /more than 32 nested parentheses and negations/);
+  });
+
+  it('refuses more terms than the limit, counting the values of parenthesised arguments', () => {
+    expect(compile(ors(maxTerms)).$or).toHaveLength(maxTerms);
+    expect(ors(1000).length).toBeLessThan(maxLength);
+    expect(compile(values(maxTerms - 1)).$or).toHaveLength(maxTerms - 1);
+    expectInvalid(ors(maxTerms + 1), /^filter: more than 200 terms \(comparisons, and values of parenthesised arguments; limit reached at column \d+\)$/);
+    expectInvalid(ors(1000), /more than 200 terms/);
+    expectInvalid(values(maxTerms), /more than 200 terms/);
+    expectInvalid(values(1000), /more than 200 terms/);
+  });
+
+  it('refuses malformed Unicode: a lone surrogate, written or escaped', () => {
+    expectInvalid('a = "x\ud800"', 'filter: lone UTF-16 surrogate at column 7; a filter is Unicode text');
+    expectInvalid('a = "\\ud800"', "filter: invalid escape '\\ud800' at column 6");
+    expect(compile('a = "\\U0001F600*"')).toEqual({ a: { $regex: '^\u{1F600}' } });
+  });
+
+  it('caps the user text it quotes in messages', () => {
+    expectInvalid(`count = "${'9'.repeat(50)}x"`, `filter: field 'count' is number, got '${'9'.repeat(27)}...'`);
+    expectInvalid(`${'f'.repeat(100)} = 1`, new RegExp(`^filter: unknown field '${'f'.repeat(27)}\\.\\.\\.'`));
   });
 });

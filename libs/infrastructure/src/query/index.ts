@@ -1,4 +1,5 @@
 export {
+  FILTER_LIMITS,
   compileFilter,
   compileFilterAst,
   normaliseTimestamp,
@@ -12,6 +13,7 @@ export {
   type FilterSchema,
   type FilterText,
 } from './filter';
+export { literalRegex, matchesLiteral, parseLiteralPattern, type LiteralKind, type LiteralPattern } from './literal-pattern';
 export { parseOrderBy, toMongoSort, type SortKey } from './order-by';
 export {
   decodePageToken,

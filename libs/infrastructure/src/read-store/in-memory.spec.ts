@@ -23,3 +23,27 @@ describe('findInMemory', () => {
     expect(docs.map((d) => d.type)).toEqual(['B', 'A', 'C']);
   });
 });
+
+describe('filterQuery', () => {
+  const people = [
+    { n: 1, name: 'Ann', tags: ['x-1', 'y'], items: [{ k: 'Alpha' }] },
+    { n: 2, name: 'ann', tags: ['y'], items: [{ k: 'beta' }] },
+    { n: 3, name: 'Bob\n', tags: [] },
+  ];
+  const found = (filter: Record<string, unknown>) => findInMemory(people, filter).map((d) => d.n);
+
+  it('matches literal patterns wherever a filter can hold them', () => {
+    expect(found({ name: { $regex: '^A' } })).toEqual([1]);
+    expect(found({ name: { $not: { $regex: '^A' } } })).toEqual([2, 3]);
+    expect(found({ $nor: [{ name: { $regex: 'nn(?![\\s\\S])' } }] })).toEqual([3]);
+    expect(found({ $or: [{ tags: { $regex: '^x\\-' } }, { $and: [{ name: { $regex: 'b' } }] }] })).toEqual([1, 3]);
+    expect(found({ items: { $elemMatch: { k: { $regex: 'eta' } } } })).toEqual([2]);
+    expect(found({ tags: { $elemMatch: { $regex: '^y' } } })).toEqual([1, 2]);
+  });
+
+  it('keeps regex semantics for any other $regex', () => {
+    expect(found({ name: { $regex: '^a', $options: 'i' } })).toEqual([1, 2]);
+    expect(found({ name: { $regex: 'b$' } })).toEqual([]);
+    expect(found({ name: { $regex: '^[AB]' } })).toEqual([1, 3]);
+  });
+});

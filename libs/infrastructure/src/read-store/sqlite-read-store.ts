@@ -28,6 +28,8 @@ import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
 import { Query, update as mingoUpdate } from 'mingo';
 import { positionFromString, positionToString, type Position } from '../event-store/event-store.port';
+import { parseLiteralPattern, type LiteralPattern } from '../query/literal-pattern';
+import { filterQuery } from './filter-query';
 import type {
   CheckpointRecord,
   Doc,
@@ -41,6 +43,7 @@ import type {
   Update,
   WriteOp,
 } from './read-store.port';
+import { CONTAINS_FN, registerFilterFunctions } from './sqlite-filter-functions';
 
 type Criteria = ConstructorParameters<typeof Query>[0];
 type Modifier = Parameters<typeof mingoUpdate>[1];
@@ -189,6 +192,7 @@ export class SqliteReadStore implements ReadStore {
   constructor(options: SqliteReadStoreOptions) {
     if (options.file !== ':memory:') mkdirSync(dirname(options.file), { recursive: true });
     this.db = new Database(options.file);
+    registerFilterFunctions(this.db);
     this.db.pragma(`busy_timeout = ${options.busyTimeoutMs ?? 5000}`);
     this.db.pragma('journal_mode = WAL');
     this.db.pragma('synchronous = NORMAL');
@@ -301,7 +305,7 @@ export class SqliteReadStore implements ReadStore {
       docs = (this.stmt(sql, true).all(...where.params) as string[]).map(parseDoc);
     } else if (order !== null) {
       // Candidates arrive in the final order: stop as soon as `limit` of them pass the re-check.
-      const query = new Query(filter as Criteria, {});
+      const query = filterQuery(filter);
       docs = [];
       for (const text of this.stmt(`SELECT doc FROM ${coll.table}${whereSql} ORDER BY ${orderSql(order)}`, true).iterate(...where.params)) {
         const doc = parseDoc(text as string);
@@ -313,7 +317,7 @@ export class SqliteReadStore implements ReadStore {
       const rows = this.stmt(`SELECT doc FROM ${coll.table}${whereSql}`, true).all(...where.params) as string[];
       docs = rows.map(parseDoc);
       if (!where.exact) {
-        const query = new Query(filter as Criteria, {});
+        const query = filterQuery(filter);
         docs = docs.filter((d) => query.test(d));
       }
       docs = sortDocs(docs, options.sort ?? {});
@@ -328,7 +332,7 @@ export class SqliteReadStore implements ReadStore {
     const where = translateFilter(filter, coll);
     const whereSql = where.sql === null ? '' : ` WHERE ${where.sql}`;
     if (where.exact) return this.stmt(`SELECT count(*) FROM ${coll.table}${whereSql}`, true).get(...where.params) as number;
-    const query = new Query(filter as Criteria, {});
+    const query = filterQuery(filter);
     let n = 0;
     for (const text of this.stmt(`SELECT doc FROM ${coll.table}${whereSql}`, true).iterate(...where.params)) {
       if (query.test(parseDoc(text as string))) n++;
@@ -1155,7 +1159,13 @@ function translateField(path: string, value: unknown, coll: CollectionState): Sq
   const field = fieldOf(path, coll);
   if (!field) return TRUE_INEXACT;
   if (isPlainObject(value) && Object.keys(value).length > 0 && Object.keys(value).every((k) => k.startsWith('$'))) {
-    return and(Object.entries(value).map(([op, arg]) => translateOp(field, op, arg)));
+    // A literal `$regex` (what filter wildcards compile to) takes its `$options` along.
+    const pattern = '$regex' in value ? parseLiteralPattern(value.$regex, value.$options) : null;
+    return and(
+      Object.entries(value)
+        .filter(([op]) => !(pattern && op === '$options'))
+        .map(([op, arg]) => (pattern && op === '$regex' ? literal(field, pattern) : translateOp(field, op, arg))),
+    );
   }
   return eq(field, value) ?? TRUE_INEXACT;
 }
@@ -1209,6 +1219,25 @@ function eq(field: Field, v: unknown): Sql | null {
   }
   if (typeof v === 'boolean') return { sql: `${field.x} = ? AND ${field.t} = '${v}'`, params: [v ? 1 : 0], exact: true };
   return null;
+}
+
+/**
+ * Prefix, suffix and contains matches in time linear in the value: substr compares one slice, the
+ * contains function searches with Boyer-Moore. Only strings match, as with `$regex`: `x >= ''`
+ * holds for TEXT alone. SQLite's text functions stop at a NUL, so a suffix compares the UTF-8 bytes
+ * (a blob's substr counts bytes), and a text holding a NUL stays in mingo.
+ */
+function literal(field: Field, { kind, text }: LiteralPattern): Sql {
+  if (text.includes('\0')) return TRUE_INEXACT;
+  const x = field.x;
+  if (text === '') return { sql: `${x} >= ''`, params: [], exact: true };
+  if (kind === 'contains') return { sql: `${CONTAINS_FN}(${x}, ?)`, params: [text], exact: true };
+  if (kind === 'suffix') {
+    const tail = `substr(CAST(${x} AS BLOB), -length(CAST(? AS BLOB))) = CAST(? AS BLOB)`;
+    return { sql: `${x} >= '' AND ${tail}`, params: [text, text], exact: true };
+  }
+  // `x >= ?` holds for every string with the prefix and lets the planner range over the index.
+  return { sql: `${x} >= ? AND substr(${x}, 1, length(?)) = ?`, params: [text, text, text], exact: true };
 }
 
 /** Two-valued (never NULL): MongoDB's $ne matches missing fields. */
