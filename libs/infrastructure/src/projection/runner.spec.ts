@@ -6,6 +6,7 @@ import { type Position, positionToString, type RecordedEvent, SqliteEventStore }
 import { SqliteReadStore } from '../read-store';
 import type { Projection } from './projection';
 import { docId } from './projection';
+import { Projector } from './projector';
 import { ProjectionRunner } from './runner';
 
 /**
@@ -40,16 +41,19 @@ describe('ProjectionRunner (SQLite stores)', () => {
   let events: SqliteEventStore;
   let reads: SqliteReadStore;
   let runner: ProjectionRunner;
+  /** Live processing of the same projection (the projector's subscription, as in production). */
+  let live: Projector;
 
   beforeEach(() => {
     dir = mkdtempSync(join(tmpdir(), 'svc-runner-'));
     events = new SqliteEventStore({ file: join(dir, 'events.db') });
     reads = new SqliteReadStore({ file: join(dir, 'read.db') });
     runner = new ProjectionRunner(events, reads, counters);
+    live = new Projector(events, reads, [counters]);
   });
 
   afterEach(async () => {
-    await runner.stop();
+    await live.stop();
     await events.close();
     await reads.close();
     rmSync(dir, { recursive: true, force: true });
@@ -148,7 +152,7 @@ describe('ProjectionRunner (SQLite stores)', () => {
     expect(parked[0].error).toMatch(/\$bogus/);
 
     // Live from the checkpoint: later events, another rejected one among them, still get through.
-    await runner.start();
+    await live.start();
     const later = await append(['Counted', 'a'], ['Rejected', 's'], ['Counted', 'c']);
     await waitUntil(async () => (await checkpoint()) === last(later));
     expect(await count('a')).toBe(2);
@@ -163,7 +167,7 @@ describe('ProjectionRunner (SQLite stores)', () => {
     expect(await dump()).toEqual([]);
 
     // And a live runner moves a quiet projection to the head too.
-    await runner.start();
+    await live.start();
     const later = await append(['Ignored', 'c']);
     await waitUntil(async () => (await checkpoint()) === last(later));
     const head: Position = await events.headPosition();
