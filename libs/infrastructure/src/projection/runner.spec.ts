@@ -26,7 +26,7 @@ const counters: Projection = {
       case 'Broken':
         throw new Error(`cannot count ${key}`);
       case 'Rejected':
-        // An operator the store refuses: the failure surfaces only when the batch is committed.
+        // An operator the read-store port does not have: refused by the pure check, before any write.
         return [{ op: 'update', collection: 'counters', id: docId(org, key), pos, update: { $bogus: { count: 1 } }, upsert: true }];
       default:
         return [];
@@ -140,7 +140,7 @@ describe('ProjectionRunner (SQLite stores)', () => {
     expect(await reads.listParked('counters')).toHaveLength(1);
   });
 
-  it('an op the store rejects parks its event and does not stall the projection', async () => {
+  it('an op the read store does not support parks its event (checked before any write) and does not stall the projection', async () => {
     const batch = await append(['Counted', 'a'], ['Rejected', 'r'], ['Counted', 'b']);
     await runner.apply(batch, LIVE);
 
