@@ -14,6 +14,7 @@ import {
   comparePositions,
   positionToString,
 } from '@svc/infrastructure/event-store';
+import { eventSize, MAX_APPEND_BYTES } from '@svc/infrastructure/event-store/append-limit';
 
 export interface EventStoreFixture {
   store: EventStore;
@@ -207,6 +208,40 @@ export function describeEventStoreContract(
         const all = await store.readAll({ after: before });
         const fromAll = all.filter((e) => e.streamId === s);
         expect(fromAll.map((e) => e.metadata)).toEqual(batch.map((e) => e.metadata));
+      });
+    });
+
+    describe('append size limit (EventStoreDB maxAppendSize, 1 MiB by default)', () => {
+      /** An event whose data pads it to `bytes` as EventStoreDB measures it (data + metadata + 2 x type length). */
+      const sized = (bytes: number): NewEvent => {
+        const e = event('ThingHappened', { pad: '' });
+        const overhead = eventSize(e.type, JSON.stringify(e.data), JSON.stringify(e.metadata));
+        return { ...e, data: { pad: 'x'.repeat(bytes - overhead) } };
+      };
+      const tooLarge = { code: 'INVALID_ARGUMENT', message: expect.stringContaining(`${MAX_APPEND_BYTES}-byte limit`) };
+
+      it('an append over the limit is INVALID_ARGUMENT naming the limit, and writes nothing', async () => {
+        const s = streamName();
+        const head = await store.headPosition();
+        await expect(store.append(s, [sized(MAX_APPEND_BYTES + 1)], 'no_stream')).rejects.toMatchObject(tooLarge);
+        expect(await store.readStream(s)).toEqual([]);
+        expect(await store.headPosition()).toEqual(head);
+      });
+
+      it('the limit is on the whole append: events that fit alone are refused together', async () => {
+        const s = streamName();
+        const half = MAX_APPEND_BYTES / 2 + 1;
+        await expect(store.append(s, [sized(half), sized(half)], 'no_stream')).rejects.toMatchObject(tooLarge);
+        expect(await store.readStream(s)).toEqual([]);
+        await store.append(s, [sized(half)], 'no_stream');
+        expect(await store.readStream(s)).toHaveLength(1);
+      });
+
+      it('an append just under the limit is stored whole', async () => {
+        const s = streamName();
+        const e = sized(MAX_APPEND_BYTES - 1024);
+        await store.append(s, [e], 'no_stream');
+        expect((await store.readStream(s))[0].data).toEqual(e.data);
       });
     });
 

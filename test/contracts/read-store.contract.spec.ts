@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { MongoClient } from 'mongodb';
 import { MongoReadStore, SqliteReadStore, createReadStore } from '@svc/infrastructure/read-store';
+import { RETIRE_AFTER_MS } from '@svc/infrastructure/read-store/mongo-read-store';
 import type { Doc, ProjectionBatch, WriteOp } from '@svc/infrastructure/read-store';
 import { ReadStoreFixture, describeReadStoreContract } from './read-store.contract';
 
@@ -57,6 +58,7 @@ if (mongoUrl) {
       store,
       openAnother: () => MongoReadStore.create({ url: mongoUrl, dbName }),
       atomicBatches: store.transactional,
+      afterRetireGrace: () => store.dropRetired(Date.now() + RETIRE_AFTER_MS),
       close: async () => {
         await store.close();
         const client = await MongoClient.connect(mongoUrl);

@@ -2,11 +2,18 @@ import { Inject, Injectable, Logger, Module, type OnApplicationBootstrap, type O
 import { NestFactory } from '@nestjs/core';
 import { createServer, type Server } from 'node:http';
 import type { Settings } from '@svc/infrastructure/config/env';
-import type { EventStore } from '@svc/infrastructure/event-store/event-store.port';
+import { type EventStore, positionToString } from '@svc/infrastructure/event-store/event-store.port';
 import { InfrastructureModule } from '@svc/infrastructure/nest/infrastructure.module';
 import { EVENT_STORE, READ_STORE, SETTINGS } from '@svc/infrastructure/nest/tokens';
-import { HEARTBEAT_KEY, type Heartbeat, REBUILD_REQUEST_KEY, type RebuildRequest } from '@svc/infrastructure/projection/heartbeat';
+import {
+  HEARTBEAT_KEY,
+  type Heartbeat,
+  projectorHealth,
+  REBUILD_REQUEST_KEY,
+  type RebuildRequest,
+} from '@svc/infrastructure/projection/heartbeat';
 import { Projector } from '@svc/infrastructure/projection/projector';
+import { describeError } from '@svc/infrastructure/projection/supervisor';
 import type { ReadStore } from '@svc/infrastructure/read-store/read-store.port';
 import { QuietLogger } from '@svc/infrastructure/nest/quiet-logger';
 import { PROJECTIONS } from './projections';
@@ -23,18 +30,21 @@ export class ProjectorService implements OnApplicationBootstrap, OnApplicationSh
   private timer: NodeJS.Timeout | null = null;
   private health: Server | null = null;
   private rebuilding = false;
+  private lastBeat: Heartbeat | null = null;
+  private ticking = false;
+  private beatError: string | null = null;
 
   constructor(
-    @Inject(EVENT_STORE) events: EventStore,
+    @Inject(EVENT_STORE) private readonly events: EventStore,
     @Inject(READ_STORE) private readonly reads: ReadStore,
     @Inject(SETTINGS) private readonly settings: Settings,
   ) {
-    this.projector = new Projector(events, reads, PROJECTIONS);
+    this.projector = new Projector(events, reads, PROJECTIONS, { log: (line) => this.logger.warn(line) });
   }
 
   async onApplicationBootstrap(): Promise<void> {
     await this.projector.start();
-    await this.beat();
+    await this.tick();
     this.timer = setInterval(() => void this.tick(), HEARTBEAT_MS);
     if (this.settings.projectorHealthPort) this.serveHealth(this.settings.projectorHealthPort);
     this.logger.log(`running ${PROJECTIONS.map((p) => p.name).join(', ')}`);
@@ -47,17 +57,41 @@ export class ProjectorService implements OnApplicationBootstrap, OnApplicationSh
   }
 
   private async tick(): Promise<void> {
+    if (this.ticking) return; // a slow store: one beat at a time
+    this.ticking = true;
     try {
       await this.beat();
+      if (this.beatError) this.logger.log('heartbeat written again');
+      this.beatError = null;
       await this.serveRebuildRequest();
     } catch (error) {
-      this.logger.error(`heartbeat failed: ${(error as Error).message}`);
+      // Once per outage, not every second.
+      if (this.beatError === null) this.logger.error(`heartbeat failed: ${describeError(error)}`);
+      this.beatError = describeError(error);
+    } finally {
+      this.ticking = false;
     }
   }
 
+  /** Liveness and progress: the status says how far each projection got, and a stuck one is not "running". */
   private async beat(): Promise<void> {
-    const heartbeat: Heartbeat = { pid: process.pid, at: new Date().toISOString(), projections: PROJECTIONS.map((p) => p.name) };
+    let head: string | null = null;
+    try {
+      const position = await this.events.headPosition();
+      this.projector.observe(position);
+      head = positionToString(position);
+    } catch {
+      // The subscription's own failure is what the status reports; the head is only context.
+    }
+    const heartbeat: Heartbeat = {
+      pid: process.pid,
+      at: new Date().toISOString(),
+      projections: PROJECTIONS.map((p) => p.name),
+      status: this.projector.status(),
+      head,
+    };
     await this.reads.putMeta(HEARTBEAT_KEY, heartbeat);
+    this.lastBeat = heartbeat;
   }
 
   private async serveRebuildRequest(): Promise<void> {
@@ -81,9 +115,16 @@ export class ProjectorService implements OnApplicationBootstrap, OnApplicationSh
 
   private serveHealth(port: number): void {
     this.health = createServer((req, res) => {
-      const ok = req.url === '/healthz';
-      res.writeHead(ok ? 200 : 404, { 'content-type': 'application/json' });
-      res.end(JSON.stringify(ok ? { status: 'ok' } : { error: { code: 404, status: 'NOT_FOUND', message: 'no such route' } }));
+      if (req.url !== '/healthz') {
+        res.writeHead(404, { 'content-type': 'application/json' });
+        res.end(JSON.stringify({ error: { code: 404, status: 'NOT_FOUND', message: 'no such route' } }));
+        return;
+      }
+      // This process is alive; it is healthy while its last heartbeat landed and it is not failing.
+      const health = projectorHealth(this.lastBeat);
+      const status = this.projector.status();
+      res.writeHead(health === 'running' ? 200 : 503, { 'content-type': 'application/json' });
+      res.end(JSON.stringify({ status: health === 'running' ? 'ok' : health, state: status.state, lastError: status.lastError }));
     });
     this.health.listen(port, this.settings.host);
   }

@@ -2,16 +2,16 @@ import { Controller, Get, Inject, Module, Res } from '@nestjs/common';
 import type { FastifyReply } from 'fastify';
 import { comparePositions, positionFromString } from '@svc/infrastructure/event-store/event-store.port';
 import { READ_STORE } from '@svc/infrastructure/nest/tokens';
-import { HEARTBEAT_KEY, type Heartbeat } from '@svc/infrastructure/projection/heartbeat';
+import { HEARTBEAT_KEY, type Heartbeat, projectorHealth } from '@svc/infrastructure/projection/heartbeat';
 import type { ReadStore } from '@svc/infrastructure/read-store/read-store.port';
 import { Public } from '../auth/principal';
 import { StartupModule, StartupState } from '../operator-config/startup.service';
 
-const HEARTBEAT_FRESH_MS = 5000;
-
 /**
  * Ready when this api has applied the operator configuration and a projector is running and has
- * projected that configuration (so the printed API key works the moment health says so).
+ * projected that configuration (so the printed API key works the moment health says so). A projector
+ * that beats but has been retrying its stores (or stalled) for 5 s is `failing`: its read models are
+ * going stale, so the api is not ready either.
  */
 @Controller()
 export class HealthController {
@@ -24,7 +24,8 @@ export class HealthController {
   @Get('healthz')
   async health(@Res() reply: FastifyReply): Promise<void> {
     const heartbeat = await this.reads.getMeta<Heartbeat>(HEARTBEAT_KEY);
-    const projectorRunning = heartbeat !== null && Date.now() - Date.parse(heartbeat.at) < HEARTBEAT_FRESH_MS;
+    const projector = projectorHealth(heartbeat);
+    const projectorRunning = projector === 'running';
     let configProjected = this.startup.configPosition === null;
     if (this.startup.configPosition) {
       const checkpoints = await this.reads.listCheckpoints();
@@ -38,7 +39,7 @@ export class HealthController {
     void reply.status(ready ? 200 : 503).send({
       status: ready ? 'ok' : 'starting',
       api: this.startup.ready ? 'ready' : 'starting',
-      projector: projectorRunning ? 'running' : 'not running',
+      projector,
       configuration: configProjected ? 'projected' : 'pending',
     });
   }

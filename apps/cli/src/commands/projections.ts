@@ -1,7 +1,11 @@
 import { comparePositions, type Position, START } from '@svc/infrastructure/event-store/event-store.port';
 import {
+  HEARTBEAT_FRESH_MS,
   HEARTBEAT_KEY,
   type Heartbeat,
+  type ProjectorHealth,
+  projectorHealth,
+  type ProjectorStatus,
   REBUILD_REQUEST_KEY,
   type RebuildRequest,
 } from '@svc/infrastructure/projection/heartbeat';
@@ -11,15 +15,21 @@ import type { ReadStore } from '@svc/infrastructure/read-store/read-store.port';
 import { PROJECTIONS } from '../../../projector/src/projections';
 import { type Context, showPosition, table, UsageError } from '../context';
 
-/** Same bound as the api's health check: a projector that beat within it is running. */
-export const HEARTBEAT_FRESH_MS = 5000;
 const POLL_MS = 100;
 
 export interface ProjectorState {
+  /** Alive: beat within HEARTBEAT_FRESH_MS (it serves rebuild requests even while retrying). */
   running: boolean;
+  /** `failing`: alive but retrying its stores or stalled for 5 s or more (the api's /healthz agrees). */
+  health: ProjectorHealth;
   pid: number;
   heartbeatAt: string;
   ageMs: number;
+  /** `catching-up`, `live`, `retrying`, `stalled`, `rebuilding`, ...; null from an older projector. */
+  state: ProjectorStatus['state'] | null;
+  failingSince: string | null;
+  retry: ProjectorStatus['retry'];
+  lastError: ProjectorStatus['lastError'];
 }
 
 export interface ProjectionStatus {
@@ -43,8 +53,20 @@ export interface StatusReport {
 export async function projectorState(reads: ReadStore): Promise<ProjectorState | null> {
   const beat = await reads.getMeta<Heartbeat>(HEARTBEAT_KEY);
   if (!beat) return null;
-  const ageMs = Math.max(0, Date.now() - Date.parse(beat.at));
-  return { running: ageMs < HEARTBEAT_FRESH_MS, pid: beat.pid, heartbeatAt: beat.at, ageMs };
+  const now = Date.now();
+  const ageMs = Math.max(0, now - Date.parse(beat.at));
+  const status = beat.status;
+  return {
+    running: ageMs < HEARTBEAT_FRESH_MS,
+    health: projectorHealth(beat, now),
+    pid: beat.pid,
+    heartbeatAt: beat.at,
+    ageMs,
+    state: status?.state ?? null,
+    failingSince: status?.failingSince ?? null,
+    retry: status?.retry ?? null,
+    lastError: status?.lastError ?? null,
+  };
 }
 
 export async function status(ctx: Context): Promise<void> {
@@ -80,9 +102,15 @@ function sequenceLag(head: Position, checkpoint: Position | undefined): number {
 }
 
 function renderStatus(r: StatusReport): string {
-  const projector = r.projector
-    ? `projector ${r.projector.running ? 'running' : 'NOT RUNNING'} (pid ${r.projector.pid}, heartbeat ${(r.projector.ageMs / 1000).toFixed(1)} s ago)`
-    : 'projector never ran (no heartbeat)';
+  const p = r.projector;
+  let projector = 'projector never ran (no heartbeat)';
+  if (p) {
+    const health = p.health === 'running' ? 'running' : p.health.toUpperCase();
+    const state = p.state && p.running ? `, ${p.state}` : '';
+    projector = `projector ${health}${state} (pid ${p.pid}, heartbeat ${(p.ageMs / 1000).toFixed(1)} s ago)`;
+    if (p.retry && p.running) projector += `\n  retry ${p.retry.attempt} at ${p.retry.nextAt}: ${p.retry.reason}`;
+    else if (p.lastError) projector += `\n  last error ${p.lastError.at}: ${p.lastError.message}`;
+  }
   const rows = r.projections.map((p) => [
     p.name,
     p.checkpoint ?? '-',

@@ -6,15 +6,18 @@ import {
   END,
   EventStoreDBClient,
   FORWARDS,
+  MaxAppendSizeExceededError,
   NO_STREAM,
   ReadPosition,
   START as ESDB_START,
   STREAM_EXISTS,
   StreamNotFoundError,
+  type StreamingRead,
   WrongExpectedVersionError,
   excludeSystemEvents,
   jsonEvent,
 } from '@eventstore/db-client';
+import { appendTooLarge, checkAppendSize } from './append-limit';
 import {
   AppendResult,
   EventMetadata,
@@ -60,6 +63,8 @@ export class EsdbEventStore implements EventStore {
   }
 
   async append(streamId: string, events: NewEvent[], expected: ExpectedRevision): Promise<AppendResult> {
+    // Checked here too, with the server's measure, so the answer does not depend on a round trip.
+    checkAppendSize(events.map((e) => ({ type: e.type, data: JSON.stringify(e.data), metadata: JSON.stringify(e.metadata) })));
     let result;
     try {
       result = await this.client.appendToStream(
@@ -73,6 +78,8 @@ export class EsdbEventStore implements EventStore {
         // Some server versions report a missing stream as revision -1 rather than omitting it.
         throw new WrongExpectedRevisionError(streamId, expected, typeof actual === 'bigint' && actual < 0n ? 'no_stream' : actual);
       }
+      // A server configured with a smaller MaxAppendSize than the default.
+      if (err instanceof MaxAppendSizeExceededError) throw appendTooLarge(null, err.maxAppendSize);
       throw err;
     }
     const nextRevision = result.nextExpectedRevision;
@@ -97,9 +104,10 @@ export class EsdbEventStore implements EventStore {
         fromRevision: options.fromRevision ?? (backwards ? END : ESDB_START),
         ...(options.maxCount === undefined ? {} : { maxCount: options.maxCount }),
       });
-      for await (const resolved of read) {
+      await consume(read, (resolved) => {
         if (resolved.event) out.push(toRecorded(resolved.event));
-      }
+        return true;
+      });
     } catch (err) {
       if (err instanceof StreamNotFoundError) return [];
       throw err;
@@ -128,19 +136,19 @@ export class EsdbEventStore implements EventStore {
       let received = 0;
       let lastSeen: Position | undefined;
       const read = this.client.readAll({ direction: backwards ? BACKWARDS : FORWARDS, fromPosition, maxCount: pageSize });
-      for await (const resolved of read) {
+      await consume(read, (resolved) => {
         received += 1;
         const event = resolved.event;
-        if (!event) continue;
+        if (!event) return true;
         lastSeen = event.position;
         if (bound && !isStart(bound)) {
           const cmp = comparePositions(event.position, bound);
-          if (backwards ? cmp >= 0 : cmp <= 0) continue;
+          if (backwards ? cmp >= 0 : cmp <= 0) return true;
         }
-        if (!isUserEvent(event)) continue;
+        if (!isUserEvent(event)) return true;
         out.push(toRecorded(event));
-        if (out.length >= want) break;
-      }
+        return out.length < want;
+      });
       if (out.length >= want || received < pageSize || !lastSeen) break;
       bound = lastSeen;
     }
@@ -205,6 +213,21 @@ export class EsdbEventStore implements EventStore {
 
   async close(): Promise<void> {
     await this.client.dispose();
+  }
+}
+
+/**
+ * Feeds a client read to `visit` until it returns false or the read ends. A read left early (or
+ * failed) is cancelled: the client's stream does not cancel its gRPC call by itself when the
+ * consumer stops, and the server would go on sending into a buffer nobody reads.
+ */
+async function consume<E>(read: StreamingRead<E>, visit: (item: E) => boolean): Promise<void> {
+  try {
+    for await (const item of read as AsyncIterable<E>) {
+      if (!visit(item)) break;
+    }
+  } finally {
+    if (!read.readableEnded) await read.cancel().catch(() => undefined);
   }
 }
 

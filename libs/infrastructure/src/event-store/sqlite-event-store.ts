@@ -1,6 +1,7 @@
 import { EventEmitter } from 'node:events';
 import { resolve as resolvePath } from 'node:path';
 import Database from 'better-sqlite3';
+import { checkAppendSize } from './append-limit';
 import { WalCheckpointer } from './wal-checkpointer';
 import {
   AppendResult,
@@ -239,6 +240,7 @@ export class SqliteEventStore implements EventStore {
       const encoded = events.map(
         (e): EncodedEvent => ({ id: e.id, type: e.type, data: JSON.stringify(e.data), metadata: JSON.stringify(e.metadata) }),
       );
+      checkAppendSize(encoded); // EventStoreDB's limit, so both stores refuse the same appends
       this.queue.push({ streamId, events: encoded, expected, resolve, reject });
       this.scheduleDrain();
     });

@@ -6,21 +6,28 @@ const IDLE = Symbol('idle');
  * quiet live stream yields single events without waiting.
  */
 export async function* batched<T>(iterator: AsyncIterator<T>, maxSize: number): AsyncGenerator<T[]> {
-  let pending = iterator.next();
+  // The read ahead may fail while the consumer works on a batch (or after it gave up): the failure
+  // is rethrown when awaited, and must not count as unhandled meanwhile.
+  const next = (): Promise<IteratorResult<T>> => {
+    const promise = iterator.next();
+    promise.catch(() => undefined);
+    return promise;
+  };
+  let pending = next();
   for (;;) {
     const first = await pending;
     if (first.done) return;
     const batch: T[] = [first.value];
-    pending = iterator.next();
+    pending = next();
     while (batch.length < maxSize) {
-      const next = await Promise.race([pending, new Promise<typeof IDLE>((resolve) => setImmediate(resolve, IDLE))]);
-      if (next === IDLE) break;
-      if (next.done) {
+      const item = await Promise.race([pending, new Promise<typeof IDLE>((resolve) => setImmediate(resolve, IDLE))]);
+      if (item === IDLE) break;
+      if (item.done) {
         yield batch;
         return;
       }
-      batch.push(next.value);
-      pending = iterator.next();
+      batch.push(item.value);
+      pending = next();
     }
     yield batch;
   }

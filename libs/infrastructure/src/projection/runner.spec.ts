@@ -6,6 +6,7 @@ import { type Position, positionToString, type RecordedEvent, SqliteEventStore }
 import { SqliteReadStore } from '../read-store';
 import type { Projection } from './projection';
 import { docId } from './projection';
+import { Projector } from './projector';
 import { ProjectionRunner } from './runner';
 
 /**
@@ -25,7 +26,7 @@ const counters: Projection = {
       case 'Broken':
         throw new Error(`cannot count ${key}`);
       case 'Rejected':
-        // An operator the store refuses: the failure surfaces only when the batch is committed.
+        // An operator the read-store port does not have: refused by the pure check, before any write.
         return [{ op: 'update', collection: 'counters', id: docId(org, key), pos, update: { $bogus: { count: 1 } }, upsert: true }];
       default:
         return [];
@@ -40,16 +41,19 @@ describe('ProjectionRunner (SQLite stores)', () => {
   let events: SqliteEventStore;
   let reads: SqliteReadStore;
   let runner: ProjectionRunner;
+  /** Live processing of the same projection (the projector's subscription, as in production). */
+  let live: Projector;
 
   beforeEach(() => {
     dir = mkdtempSync(join(tmpdir(), 'svc-runner-'));
     events = new SqliteEventStore({ file: join(dir, 'events.db') });
     reads = new SqliteReadStore({ file: join(dir, 'read.db') });
     runner = new ProjectionRunner(events, reads, counters);
+    live = new Projector(events, reads, [counters]);
   });
 
   afterEach(async () => {
-    await runner.stop();
+    await live.stop();
     await events.close();
     await reads.close();
     rmSync(dir, { recursive: true, force: true });
@@ -136,7 +140,7 @@ describe('ProjectionRunner (SQLite stores)', () => {
     expect(await reads.listParked('counters')).toHaveLength(1);
   });
 
-  it('an op the store rejects parks its event and does not stall the projection', async () => {
+  it('an op the read store does not support parks its event (checked before any write) and does not stall the projection', async () => {
     const batch = await append(['Counted', 'a'], ['Rejected', 'r'], ['Counted', 'b']);
     await runner.apply(batch, LIVE);
 
@@ -148,7 +152,7 @@ describe('ProjectionRunner (SQLite stores)', () => {
     expect(parked[0].error).toMatch(/\$bogus/);
 
     // Live from the checkpoint: later events, another rejected one among them, still get through.
-    await runner.start();
+    await live.start();
     const later = await append(['Counted', 'a'], ['Rejected', 's'], ['Counted', 'c']);
     await waitUntil(async () => (await checkpoint()) === last(later));
     expect(await count('a')).toBe(2);
@@ -163,7 +167,7 @@ describe('ProjectionRunner (SQLite stores)', () => {
     expect(await dump()).toEqual([]);
 
     // And a live runner moves a quiet projection to the head too.
-    await runner.start();
+    await live.start();
     const later = await append(['Ignored', 'c']);
     await waitUntil(async () => (await checkpoint()) === last(later));
     const head: Position = await events.headPosition();

@@ -2,7 +2,7 @@
  * MongoDB read store over the official driver: a thin mapping of the port onto collections.
  * Logical names resolve to physical collections through `_aliases` (cached for 500 ms, so a swap
  * made by another process is seen within a second). Internal collections: `_checkpoints`,
- * `_parked`, `_meta`, `_aliases`.
+ * `_parked`, `_meta`, `_aliases`, `_retired` (swapped-out collections waiting to be dropped).
  */
 import {
   MongoClient,
@@ -51,12 +51,27 @@ interface ParkedDoc {
   error: string;
   parkedAt: string;
 }
+interface RetiredDoc {
+  _id: string;
+  retiredAt: Date;
+}
 interface MetaDoc {
   _id: string;
   value: unknown;
 }
 
 const ALIAS_TTL_MS = 500;
+/**
+ * A swapped-out collection is dropped this long after the swap: far past every process's alias cache
+ * (ALIAS_TTL_MS) and any query that resolved the old alias just before the swap.
+ */
+export const RETIRE_AFTER_MS = 60_000;
+/**
+ * Most operations per transaction. MongoDB's production notes advise modifying no more than 1,000
+ * documents in one transaction (and a transaction must finish within transactionLifetimeLimitSeconds,
+ * 60 s by default); a larger page is committed as several transactions.
+ */
+export const MAX_TRANSACTION_OPS = 1000;
 const DUPLICATE_KEY = 11000;
 /** "Transaction numbers are only allowed on a replica set member or mongos". */
 const ILLEGAL_OPERATION = 20;
@@ -74,6 +89,7 @@ export class MongoReadStore implements ReadStore {
   private aliasLoad: Promise<void> | null = null;
   /** Collections in a bulk load (beginBulk .. endBulk) -> paths declared meanwhile, indexed at the end. */
   private readonly bulk = new Map<string, Set<string>>();
+  private retireTimer: NodeJS.Timeout | null = null;
 
   private constructor(
     private readonly client: MongoClient,
@@ -94,7 +110,10 @@ export class MongoReadStore implements ReadStore {
       const db = client.db(options.dbName);
       const hello = await db.admin().command({ hello: 1 });
       const transactions = typeof hello.setName === 'string' || hello.msg === 'isdbgrid';
-      return new MongoReadStore(client, db, transactions);
+      const store = new MongoReadStore(client, db, transactions);
+      // Retirements a stopped process left due (its timer went with it).
+      await store.dropRetired();
+      return store;
     } catch (err) {
       await client.close();
       throw err;
@@ -144,13 +163,15 @@ export class MongoReadStore implements ReadStore {
     if (batches.length === 0) return;
     if (this.transactions) {
       try {
-        await this.inTransaction(async (session) => {
-          for (const batch of batches) for (const op of batch.ops) await this.applyInTransaction(op, session);
-          // Only the last position per checkpoint survives the transaction, so only that one is written.
-          const positions = new Map<string, Position>();
-          for (const batch of batches) positions.set(batch.checkpoint, batch.position);
-          for (const [name, position] of positions) await this.setCheckpoint(name, position, session);
-        });
+        // Several transactions for a large page: a checkpoint commits with the last operations of its
+        // batch, so one that committed covers all of its batch; earlier parts are position-guarded and
+        // a redelivery after a failure between them re-applies nothing.
+        for (const part of transactionParts(batches, MAX_TRANSACTION_OPS)) {
+          await this.inTransaction(async (session) => {
+            for (const op of part.ops) await this.applyInTransaction(op, session);
+            for (const [name, position] of part.checkpoints) await this.setCheckpoint(name, position, session);
+          });
+        }
         return;
       } catch (err) {
         if (!(err instanceof MongoServerError && err.code === ILLEGAL_OPERATION)) throw err;
@@ -267,9 +288,42 @@ export class MongoReadStore implements ReadStore {
     else await write();
     await this.loadAliases(true);
     const live = new Set(this.aliases.values());
+    const retired = this.db.collection<RetiredDoc>('_retired');
+    // A collection swapped back in is no longer retired.
+    await retired.deleteMany({ _id: { $in: Object.values(aliases) } });
+    // Other processes read the old collection until their alias cache expires: drop it later, not now.
     for (const [logical, old] of previous) {
-      if (old !== aliases[logical] && !live.has(old)) await this.dropCollection(old);
+      if (old !== aliases[logical] && !live.has(old)) {
+        await retired.updateOne({ _id: old }, { $set: { retiredAt: new Date() } }, { upsert: true });
+      }
     }
+    this.scheduleDropRetired();
+  }
+
+  /**
+   * Drops the swapped-out collections retired at least RETIRE_AFTER_MS before `now`, unless an alias
+   * serves them again. Runs at start, after each swap's grace period, and may be called any time.
+   */
+  async dropRetired(now: number = Date.now()): Promise<void> {
+    const retired = this.db.collection<RetiredDoc>('_retired');
+    const due = await retired.find({ retiredAt: { $lte: new Date(now - RETIRE_AFTER_MS) } }).toArray();
+    if (due.length === 0) return;
+    await this.loadAliases(true);
+    const live = new Set(this.aliases.values());
+    for (const { _id } of due) {
+      if (!live.has(_id)) await this.dropCollection(_id);
+      await retired.deleteOne({ _id });
+    }
+  }
+
+  private scheduleDropRetired(): void {
+    if (this.retireTimer) return;
+    this.retireTimer = setTimeout(() => {
+      this.retireTimer = null;
+      // A failure here leaves the record in place for the next start or swap.
+      void this.dropRetired().catch(() => undefined);
+    }, RETIRE_AFTER_MS + 1000);
+    this.retireTimer.unref();
   }
 
   async dropCollection(physical: string): Promise<void> {
@@ -291,6 +345,8 @@ export class MongoReadStore implements ReadStore {
   }
 
   async close(): Promise<void> {
+    if (this.retireTimer) clearTimeout(this.retireTimer);
+    this.retireTimer = null;
     await this.client.close();
   }
 
@@ -359,4 +415,34 @@ function withPos(update: Update, pos: number): UpdateFilter<StoredDoc> {
 async function insertIfAbsent(coll: Collection<StoredDoc>, doc: StoredDoc, session?: ClientSession): Promise<void> {
   const { _id, ...rest } = doc;
   await coll.updateOne({ _id }, { $setOnInsert: rest as Partial<StoredDoc> }, { upsert: true, session });
+}
+
+export interface TransactionPart {
+  ops: WriteOp[];
+  /** Checkpoints whose batches end in this part (the last position per name). */
+  checkpoints: Map<string, Position>;
+}
+
+/**
+ * Splits batches into transactions of at most `maxOps` operations, in order. A batch's checkpoint
+ * goes with the part holding its last operation (a batch without operations joins the current part),
+ * so no checkpoint ever commits before every operation of its batch.
+ */
+export function transactionParts(batches: readonly ProjectionBatch[], maxOps: number): TransactionPart[] {
+  const parts: TransactionPart[] = [];
+  let current: TransactionPart = { ops: [], checkpoints: new Map() };
+  for (const batch of batches) {
+    let from = 0;
+    while (batch.ops.length - from > maxOps - current.ops.length) {
+      const room = maxOps - current.ops.length;
+      for (let i = from; i < from + room; i++) current.ops.push(batch.ops[i]);
+      from += room;
+      parts.push(current);
+      current = { ops: [], checkpoints: new Map() };
+    }
+    for (let i = from; i < batch.ops.length; i++) current.ops.push(batch.ops[i]);
+    current.checkpoints.set(batch.checkpoint, batch.position);
+  }
+  if (current.ops.length > 0 || current.checkpoints.size > 0) parts.push(current);
+  return parts;
 }

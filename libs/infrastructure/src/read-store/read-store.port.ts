@@ -94,8 +94,10 @@ export interface ReadStore {
   listParked(projection?: string): Promise<ParkedEvent[]>;
   /**
    * Rebuild support: `physical` names a fresh collection written by a rebuild; the swap points the
-   * logical names at their new physical collections and sets the checkpoint in one step, then drops
-   * the previous physical collections. Readers in every process see the swap within a second.
+   * logical names at their new physical collections and sets the checkpoint in one step, then retires
+   * the previous physical collections: SQLite drops them at once (its readers never cache an alias);
+   * MongoDB drops them after a grace period, since other processes' alias caches may still name them
+   * for a moment. Readers in every process see the swap within a second.
    */
   swapCollections(aliases: Record<string, string>, checkpoint: { name: string; position: Position }): Promise<void>;
   dropCollection(physical: string): Promise<void>;
