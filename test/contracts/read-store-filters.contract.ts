@@ -41,6 +41,8 @@ const cases: [string, number[]][] = [
   ['display_name = "*Service"', [1, 11]],
   ['display_name = "*service*"', [2, 7]],
   ['display_name : "*ervice*"', [1, 2, 7, 8, 11]],
+  ['display_name : "*SERVICE"', [1, 2, 11]],
+  ['display_name : "CHECKOUT*"', [1, 2]],
   ['display_name != "*ervice*"', except(1, 2, 7, 8, 11)],
   ['display_name = "nul*"', [11]],
   ['display_name = "*l\\x00S*"', [11]],

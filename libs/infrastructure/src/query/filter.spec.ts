@@ -130,8 +130,8 @@ describe('compileFilter: strings', () => {
     expect(compile("display_name = 'text*'")).toEqual({ displayName: { $regex: '^text' } });
     expect(compile("display_name = '*text'")).toEqual({ displayName: { $regex: 'text(?![\\s\\S])' } });
     expect(compile("display_name = '*text*'")).toEqual({ displayName: { $regex: 'text' } });
-    expect(compile("display_name : '*text*'")).toEqual({ displayName: { $regex: 'text' } });
-    expect(compile("display_name:'text*'")).toEqual({ displayName: { $regex: '^text' } });
+    expect(compile("display_name : '*text*'")).toEqual({ displayName: { $regex: 'text', $options: 'i' } });
+    expect(compile("display_name:'text*'")).toEqual({ displayName: { $regex: '^text', $options: 'i' } });
     expect(compile("display_name != 'text*'")).toEqual({ $nor: [{ displayName: { $regex: '^text' } }] });
     expect(compile("display_name = '*a.b(c)$*'")).toEqual({ displayName: { $regex: 'a\\.b\\(c\\)\\$' } });
     expect(compile("display_name = 'tab\\t*'")).toEqual({ displayName: { $regex: '^tab\\x09' } });
@@ -145,7 +145,7 @@ describe('compileFilter: strings', () => {
     expect(compile("a:'a*b'")).toEqual({ a: 'a*b' });
     expect(compile("a != 'a*b'")).toEqual({ a: { $ne: 'a*b' } });
     expect(compile("a = '*a*a*b'")).toEqual({ a: { $regex: 'a\\*a\\*b(?![\\s\\S])' } });
-    expect(compile("a:'\\*lit*'")).toEqual({ a: { $regex: '^\\*lit' } });
+    expect(compile("a:'\\*lit*'")).toEqual({ a: { $regex: '^\\*lit', $options: 'i' } });
     expect(compile("a:'\\*lit\\*'")).toEqual({ a: '*lit*' });
     expect(compile("a:'text'")).toEqual({ a: 'text' });
     expect(matches("a = 'x*y'", { a: 'x*y' })).toBe(true);
@@ -154,12 +154,16 @@ describe('compileFilter: strings', () => {
     expect(matches("a = '*a*b'", { a: 'xazb' })).toBe(false);
   });
 
-  it('matches wildcards as case-sensitively as "="', () => {
+  it('matches wildcards on "=" as case-sensitively as "=", and on ":" (substring search) ignoring case', () => {
     const doc = { displayName: 'Checkout Service (prod)' };
     expect(matches("display_name = '*Service*'", doc)).toBe(true);
     expect(matches("display_name = '*service*'", doc)).toBe(false);
+    expect(matches("display_name != '*service*'", doc)).toBe(true);
     expect(matches("display_name:'Checkout*'", doc)).toBe(true);
-    expect(matches("display_name:'checkout*'", doc)).toBe(false);
+    expect(matches("display_name:'checkout*'", doc)).toBe(true);
+    expect(matches("display_name:'*SERVICE*'", doc)).toBe(true);
+    expect(matches("display_name:'*(PROD)'", doc)).toBe(true);
+    expect(matches("display_name:'*(PROD'", doc)).toBe(false);
     expect(matches("display_name = '*(prod)'", doc)).toBe(true);
     expect(matches("display_name = '*(PROD)'", doc)).toBe(false);
     expect(matches("display_name = 'Service*'", doc)).toBe(false);
@@ -234,7 +238,7 @@ describe('compileFilter: field names and maps', () => {
     expect(compile("labels.environment = 'prod'")).toEqual({ 'labels.environment': 'prod' });
     expect(compile("labels.team_name != 'x'")).toEqual({ 'labels.team_name': { $ne: 'x' } });
     expect(compile('labels."app.kubernetes.io/name" = web')).toEqual({ 'labels.app.kubernetes.io/name': 'web' });
-    expect(compile("labels.environment:'pr*'")).toEqual({ 'labels.environment': { $regex: '^pr' } });
+    expect(compile("labels.environment:'pr*'")).toEqual({ 'labels.environment': { $regex: '^pr', $options: 'i' } });
     expect(compile("labels.environment = '*od'")).toEqual({ 'labels.environment': { $regex: 'od(?![\\s\\S])' } });
   });
 
@@ -254,7 +258,7 @@ describe('compileFilter: field names and maps', () => {
     expect(compile("services:'services/1'")).toEqual({ services: 'services/1' });
     expect(matches("services:'services/1'", { services: ['services/0', 'services/1'] })).toBe(true);
     expect(matches("services:'services/1'", { services: ['services/2'] })).toBe(false);
-    expect(compile("services:'services/*'")).toEqual({ services: { $regex: '^services\\/' } });
+    expect(compile("services:'services/*'")).toEqual({ services: { $regex: '^services\\/', $options: 'i' } });
     expect(matches("services:'services/*'", { services: ['x', 'services/2'] })).toBe(true);
     expect(matches("services:'*/2'", { services: ['services/1'] })).toBe(false);
   });

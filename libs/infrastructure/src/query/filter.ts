@@ -6,7 +6,8 @@
  * Semantics (https://google.aip.dev/160, and docs/decisions.md where it leaves room):
  * - Wildcards: on `=`, `!=` and `:` over strings (string fields, map values, string[] elements with
  *   `:`), a leading `*` means "ends with", a trailing one "starts with", both "contains"; a `*`
- *   anywhere else, or written `\*`, is a literal star. Matches are as case-sensitive as `=`.
+ *   anywhere else, or written `\*`, is a literal star. On `=` and `!=` matches are as
+ *   case-sensitive as `=`; `:` (the spec's "filterable by substring") ignores case.
  *   They compile to literal `$regex` shapes (literal-pattern.ts) that every store runs in linear time.
  * - Presence: `field:*` holds when the field has a non-default value: a non-empty string (enum,
  *   timestamp), a non-zero number, `true`, a non-empty list or map. `NOT field:*` is the complement.
@@ -16,7 +17,7 @@
  * - Values may be quoted or bare for every type; the field type decides how the text is read.
  * - A parenthesised argument (`status = (A OR B)`) distributes the comparison over its values.
  */
-import { literalRegex, type LiteralPattern } from './literal-pattern';
+import { literalCondition, type LiteralPattern } from './literal-pattern';
 import { parseFilter, shown, syntaxError, type Comparator, type FilterAst, type FilterMember } from './filter-syntax';
 
 export {
@@ -256,8 +257,10 @@ function compileTyped(
     if (op === '!=') return { [path]: { $ne: value } };
     return { [path]: { [RANGE_OPS[op]]: value } };
   };
+  // `:` is the substring search of the spec's lists ("filterable by substring"): it ignores case;
+  // `=` and `!=` are as case-sensitive with a wildcard as without one.
   const wildcard = (pattern: LiteralPattern): Query => {
-    const match = { [path]: { $regex: literalRegex(pattern) } };
+    const match = { [path]: literalCondition(op === ':' ? { ...pattern, ignoreCase: true } : pattern) };
     return op === '!=' ? { $nor: [match] } : match;
   };
   const value = shown(lit.text);

@@ -13,7 +13,7 @@ export {
   type FilterSchema,
   type FilterText,
 } from './filter';
-export { literalRegex, matchesLiteral, parseLiteralPattern, type LiteralKind, type LiteralPattern } from './literal-pattern';
+export { literalCondition, literalRegex, matchesLiteral, parseLiteralPattern, type LiteralKind, type LiteralPattern } from './literal-pattern';
 export { parseOrderBy, toMongoSort, type SortKey } from './order-by';
 export {
   decodePageToken,

@@ -37,7 +37,8 @@ describe('literal patterns', () => {
     for (const source of ['a.b', 'a*', 'x$', '^a(?![\\s\\S])', '[ab]', 'a|b', '\\d', '\\w+', '(a)', 'a\\', '\\x4', '\\u0041', 'a{2}']) {
       expect({ source, pattern: parseLiteralPattern(source) }).toEqual({ source, pattern: null });
     }
-    expect(parseLiteralPattern('^abc', 'i')).toBeNull();
+    expect(parseLiteralPattern('^abc', 'm')).toBeNull();
+    expect(parseLiteralPattern('^abc', 'i')).toEqual({ kind: 'prefix', text: 'abc', ignoreCase: true });
     expect(parseLiteralPattern(42)).toBeNull();
     expect(parseLiteralPattern('^users/')).toEqual({ kind: 'prefix', text: 'users/' });
     expect(parseLiteralPattern('^abc', '')).toEqual({ kind: 'prefix', text: 'abc' });

@@ -15,6 +15,8 @@ export type LiteralKind = 'prefix' | 'suffix' | 'contains';
 export interface LiteralPattern {
   kind: LiteralKind;
   text: string;
+  /** `$options: 'i'`: the `:` operator's match (the filter compiler decides which operator folds case). */
+  ignoreCase?: boolean;
 }
 
 const END = '(?![\\s\\S])';
@@ -30,7 +32,7 @@ const hex2 = (code: number) => `\\x${code.toString(16).padStart(2, '0')}`;
  * written `\xHH`: both mean the character itself in PCRE and JavaScript (letters and digits stay
  * bare, since an escaped letter means something else in both).
  */
-export function literalRegex({ kind, text }: LiteralPattern): string {
+export function literalRegex({ kind, text }: Pick<LiteralPattern, 'kind' | 'text'>): string {
   let body = '';
   for (const c of text) {
     const code = c.codePointAt(0) ?? 0;
@@ -40,12 +42,18 @@ export function literalRegex({ kind, text }: LiteralPattern): string {
   return kind === 'suffix' ? body + END : body;
 }
 
+/** The `$regex` condition of a literal pattern, with `$options: 'i'` when it ignores case. */
+export function literalCondition(pattern: LiteralPattern): { $regex: string; $options?: 'i' } {
+  return pattern.ignoreCase ? { $regex: literalRegex(pattern), $options: 'i' } : { $regex: literalRegex(pattern) };
+}
+
 /**
  * Reads a `$regex` (with its `$options`) back into a literal pattern, or null when it is anything
  * else. Linear in the source. Also reads the escapes JavaScript's `RegExp#source` adds (`\/`, `\n`).
  */
 export function parseLiteralPattern(source: unknown, options?: unknown): LiteralPattern | null {
-  if (typeof source !== 'string' || (options !== undefined && options !== '')) return null;
+  if (typeof source !== 'string' || (options !== undefined && options !== '' && options !== 'i')) return null;
+  const ignoreCase = options === 'i';
   let from = 0;
   let to = source.length;
   const prefix = source.startsWith('^');
@@ -77,12 +85,17 @@ export function parseLiteralPattern(source: unknown, options?: unknown): Literal
       return null;
     }
   }
-  return { kind: prefix ? 'prefix' : suffix ? 'suffix' : 'contains', text };
+  const kind = prefix ? 'prefix' : suffix ? 'suffix' : 'contains';
+  return ignoreCase ? { kind, text, ignoreCase } : { kind, text };
 }
 
-/** Whether a value matches: strings only, as a `$regex` would. */
-export function matchesLiteral({ kind, text }: LiteralPattern, value: unknown): boolean {
+/**
+ * Whether a value matches: strings only, as a `$regex` would. Ignoring case lower-cases both sides
+ * (linear; close to the simple case folding of MongoDB's `i`, equal on ASCII).
+ */
+export function matchesLiteral({ kind, text, ignoreCase }: LiteralPattern, value: unknown): boolean {
   if (typeof value !== 'string') return false;
+  if (ignoreCase) return matchesLiteral({ kind, text: text.toLowerCase() }, value.toLowerCase());
   if (kind === 'prefix') return value.startsWith(text);
   return kind === 'suffix' ? value.endsWith(text) : value.includes(text);
 }

@@ -43,7 +43,7 @@ import type {
   Update,
   WriteOp,
 } from './read-store.port';
-import { CONTAINS_FN, registerFilterFunctions } from './sqlite-filter-functions';
+import { CONTAINS_FN, MATCH_CI_FN, registerFilterFunctions } from './sqlite-filter-functions';
 
 type Criteria = ConstructorParameters<typeof Query>[0];
 type Modifier = Parameters<typeof mingoUpdate>[1];
@@ -1227,9 +1227,10 @@ function eq(field: Field, v: unknown): Sql | null {
  * holds for TEXT alone. SQLite's text functions stop at a NUL, so a suffix compares the UTF-8 bytes
  * (a blob's substr counts bytes), and a text holding a NUL stays in mingo.
  */
-function literal(field: Field, { kind, text }: LiteralPattern): Sql {
+function literal(field: Field, { kind, text, ignoreCase }: LiteralPattern): Sql {
   if (text.includes('\0')) return TRUE_INEXACT;
   const x = field.x;
+  if (ignoreCase) return { sql: `${MATCH_CI_FN}(${x}, ?, ?)`, params: [kind, text], exact: true };
   if (text === '') return { sql: `${x} >= ''`, params: [], exact: true };
   if (kind === 'contains') return { sql: `${CONTAINS_FN}(${x}, ?)`, params: [text], exact: true };
   if (kind === 'suffix') {
