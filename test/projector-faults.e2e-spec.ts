@@ -5,7 +5,7 @@ import type { Actor } from '@svc/domain/shared/decider';
 import { noteSpec } from '@svc/domain/notes/note.resource';
 import { resourceStreamId, type ResourceCommand } from '@svc/domain/shared/resource';
 import { resourceDecider } from '@svc/domain/shared/resource.decider';
-import { CommandExecutor } from '@svc/infrastructure/commands/command-executor';
+import { CommandService } from '@svc/infrastructure/commands/command-service';
 import { positionToString, SqliteEventStore } from '@svc/infrastructure/event-store';
 import { docId, type Projection } from '@svc/infrastructure/projection/projection';
 import { Projector } from '@svc/infrastructure/projection/projector';
@@ -82,13 +82,13 @@ describe('projector under store faults (real projections, real SQLite stores beh
     faults.failNext('commit', 5).failNext('subscribe', 3);
     await projector.start();
 
-    const executor = new CommandExecutor(events);
+    const executor = new CommandService(events);
     const expected = new Map<string, { displayName: string; deleted: boolean }>();
     /** A client retrying a failed call with the same request_id, as AIP-155 lets it. */
     const call = async (name: string, command: ResourceCommand, requestId: string) => {
       for (let attempt = 1; ; attempt++) {
         try {
-          return await executor.execute({
+          return await executor.handle({
             decider: notes,
             streamId: resourceStreamId(noteSpec, 'acme', name),
             command,

@@ -10,8 +10,7 @@ import { CatalogModule } from './catalog/catalog.module';
 import { CredentialsService } from './auth/credentials.service';
 import { ConnectionsModule } from './connections/connections.module';
 import { CustomersModule } from './customers/customers.module';
-import { ExecuteCommandHandler } from './cqrs/execute.command';
-import { GetDocumentHandler, ListDocumentsHandler } from './cqrs/queries';
+import { CQRS_HANDLERS } from './cqrs/handlers';
 import { DeploymentsModule } from './deployments/deployments.module';
 import { DeploymonitorModule } from './deploymonitor/deploymonitor.module';
 import { HealthModule } from './health/health.controller';
@@ -34,7 +33,7 @@ import { RunbooksModule } from './runbooks/runbooks.module';
 @Global()
 @Module({
   imports: [CqrsModule.forRoot(), PassportModule],
-  providers: [MethodRegistry, ResourceKit, ExecuteCommandHandler, GetDocumentHandler, ListDocumentsHandler, CredentialsService, BasicStrategy],
+  providers: [MethodRegistry, ResourceKit, ...CQRS_HANDLERS, CredentialsService, BasicStrategy],
   exports: [MethodRegistry, ResourceKit, CqrsModule],
 })
 class ApiCoreModule {}

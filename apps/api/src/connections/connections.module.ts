@@ -17,17 +17,16 @@ import { openSecrets, SecretBox, SecretUnavailableError } from '@svc/infrastruct
 import { SETTINGS } from '@svc/infrastructure/nest/tokens';
 import type { Doc } from '@svc/infrastructure/read-store/read-store.port';
 import { toCamelDeep } from '@svc/infrastructure/wire';
-import { GetDocumentQuery, ListDocumentsQuery, type ListSpec, type Page } from '../cqrs/queries';
-import { MethodRegistry, type MethodDefinition } from '../http/method-registry';
+import { GetDocumentQuery, type ListSpec } from '../cqrs/queries';
+import { MethodRegistry } from '../http/method-registry';
+import { defineMethod, listMethod, type ServiceSettings } from '../resource-kit/method-builders';
+import { pick } from '../resource-kit/presentation';
 
 /** The fields of a connection on Get (spec part 1, "Connection"); the read model also keeps times. */
 const CONNECTION_FIELDS = ['name', 'displayName', 'description', 'connectionType', 'connectionDetails', 'toolConfigurations'];
 
-/** One method with its request type checked; the registry holds them untyped. */
-const method = <Req extends object>(definition: MethodDefinition<Req>) => definition as MethodDefinition<object>;
-
-const pick = (doc: Doc, fields: readonly string[]): Doc =>
-  Object.fromEntries(fields.filter((f) => doc[f] !== undefined).map((f) => [f, doc[f]]));
+/** Reads only: the operator configuration is the only writer of connections. */
+const CONNECTIONS: ServiceSettings = { service: CONNECTIONS_SERVICE };
 
 /**
  * A connection with its credentials in clear, for GetConnection and for areas that use a connection
@@ -88,33 +87,12 @@ class ConnectionsMethods implements OnModuleInit {
       constant: userCreatableConnectionTypes(),
     };
     this.registry.register(
-      method<GetConnectionRequest>({
-        service: CONNECTIONS_SERVICE,
-        method: 'GetConnection',
-        request: GetConnectionRequest,
-        handle: async ({ principal, request }) => ({
-          connection: await this.credentials.resolve(principal.org, `connections/${request.connectionId}`),
-        }),
-      }),
-      method<ListRequest>({
-        service: CONNECTIONS_SERVICE,
-        method: 'ListConnections',
-        request: ListRequest,
-        handle: async ({ principal, request }) => {
-          const page = await this.queries.execute<ListDocumentsQuery, Page>(new ListDocumentsQuery(connections, principal.org, request));
-          // Lists never carry details, so no secret (sealed or not) leaves through them.
-          return { connections: page.items.map((doc) => pick(doc, CONNECTION_LIST_FIELDS)), nextPageToken: page.nextPageToken };
-        },
-      }),
-      method<ListRequest>({
-        service: CONNECTIONS_SERVICE,
-        method: 'ListConnectionTypes',
-        request: ListRequest,
-        handle: async ({ principal, request }) => {
-          const page = await this.queries.execute<ListDocumentsQuery, Page>(new ListDocumentsQuery(types, principal.org, request));
-          return { types: page.items, nextPageToken: page.nextPageToken };
-        },
-      }),
+      defineMethod(CONNECTIONS, 'GetConnection', GetConnectionRequest, 'read', async ({ principal, request }) => ({
+        connection: await this.credentials.resolve(principal.org, `connections/${request.connectionId}`),
+      })),
+      // Lists never carry details, so no secret (sealed or not) leaves through them.
+      listMethod(this.queries, CONNECTIONS, 'ListConnections', { request: ListRequest, spec: connections, key: 'connections', shape: (doc) => pick(doc, CONNECTION_LIST_FIELDS) }),
+      listMethod(this.queries, CONNECTIONS, 'ListConnectionTypes', { request: ListRequest, spec: types, key: 'types' }),
     );
   }
 }

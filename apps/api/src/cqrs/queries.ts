@@ -18,13 +18,7 @@ import {
 } from '@svc/infrastructure/query';
 import { docId } from '@svc/infrastructure/projection/projection';
 import { findInMemory } from '@svc/infrastructure/read-store/in-memory';
-
-/** Strips internal fields (`_id`, `_org`, `_pos`, ...) so a document is exactly the response shape. */
-export function toResponse(doc: Doc): Doc {
-  const out: Doc = {};
-  for (const [k, v] of Object.entries(doc)) if (!k.startsWith('_')) out[k] = v;
-  return out;
-}
+import { toResponse } from '../resource-kit/presentation';
 
 export class GetDocumentQuery extends Query<Doc> {
   constructor(

@@ -6,7 +6,8 @@ import {
 } from '@svc/contracts/deploymonitor/deploymonitor.contract';
 import { evaluationSpec } from '@svc/domain/deploymonitor/evaluation.resource';
 import { actorOf } from '../auth/principal';
-import { MethodRegistry, type MethodDefinition } from '../http/method-registry';
+import { MethodRegistry } from '../http/method-registry';
+import { defineMethod } from '../resource-kit/method-builders';
 import { ResourceKit } from '../resource-kit/resource-kit';
 
 /**
@@ -23,20 +24,15 @@ class DeploymentMonitorMethods implements OnModuleInit {
 
   onModuleInit(): void {
     this.kit.register(evaluationSpec, evaluationsApi);
-    const record: MethodDefinition<RecordDeploymentMonitorEvaluationRequest> = {
-      service: evaluationsApi.service,
-      method: RECORD_EVALUATION,
-      permission: evaluationsApi.permission,
-      request: RecordDeploymentMonitorEvaluationRequest,
-      handle: async ({ principal, request }) => {
+    this.registry.register(
+      defineMethod(evaluationsApi, RECORD_EVALUATION, RecordDeploymentMonitorEvaluationRequest, 'write', async ({ principal, request }) => {
         const id = request.deploymentMonitorEvaluationId;
         const resource = { ...request.deploymentMonitorEvaluation } as Record<string, unknown>;
         const name = `${evaluationSpec.collection}/${id}`;
         const command = { type: 'Put', actor: actorOf(principal), id, resource } as const;
-        return { [evaluationsApi.singular]: await this.kit.execute(evaluationSpec, principal, request.requestId, name, command) };
-      },
-    };
-    this.registry.register(record as MethodDefinition<object>);
+        return { [evaluationsApi.singular]: await this.kit.send(evaluationSpec, request.requestId, name, command) };
+      }),
+    );
   }
 }
 

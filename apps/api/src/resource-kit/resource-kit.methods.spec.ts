@@ -13,7 +13,7 @@ import { PERMISSIONS } from '@svc/contracts/roles/permissions';
 import type { ResourceApi } from '@svc/contracts/shared/resource-api';
 import { DomainError } from '@svc/domain/shared/domain-error';
 import type { ResourceSpec } from '@svc/domain/shared/resource';
-import { CommandExecutor } from '@svc/infrastructure/commands/command-executor';
+import { CommandService } from '@svc/infrastructure/commands/command-service';
 import { SqliteEventStore } from '@svc/infrastructure/event-store';
 import type { Position } from '@svc/infrastructure/event-store/event-store.port';
 import { docId, type Projection } from '@svc/infrastructure/projection/projection';
@@ -21,7 +21,7 @@ import { resourceProjection } from '@svc/infrastructure/projection/resource.proj
 import { toProjected } from '@svc/infrastructure/projection/runner';
 import { SqliteReadStore } from '@svc/infrastructure/read-store';
 import type { Principal } from '../auth/principal';
-import { ExecuteCommand } from '../cqrs/execute.command';
+import { DecideAndAppend } from '../cqrs/decide-and-append';
 import { GetDocumentHandler, GetDocumentQuery, ListDocumentsHandler, ListDocumentsQuery } from '../cqrs/queries';
 import { MethodRegistry } from '../http/method-registry';
 import { ResourceKit } from './resource-kit';
@@ -145,10 +145,10 @@ describe('resource kit methods (SQLite stores, projection applied after each com
     events = new SqliteEventStore({ file: join(dir, 'events.db') });
     reads = new SqliteReadStore({ file: join(dir, 'read.db') });
     projected = undefined;
-    const executor = new CommandExecutor(events);
+    const service = new CommandService(events);
     const commands = {
-      execute: async (command: ExecuteCommand<unknown, unknown, never>) => {
-        const result = await executor.execute(command.options);
+      execute: async (command: DecideAndAppend<unknown, unknown, never>) => {
+        const result = await service.handle(command.stream);
         await project();
         return result;
       },
@@ -158,7 +158,7 @@ describe('resource kit methods (SQLite stores, projection applied after each com
         query instanceof GetDocumentQuery ? new GetDocumentHandler(reads).execute(query) : new ListDocumentsHandler(reads).execute(query as ListDocumentsQuery),
     } as unknown as QueryBus;
     registry = new MethodRegistry();
-    const kit = new ResourceKit(commands, queries, registry, reads, executor);
+    const kit = new ResourceKit(commands, queries, registry, reads);
     kit.register(shelfSpec, shelvesApi);
     kit.register(bookSpec, booksApi);
     kit.register(lampSpec, lampsApi);

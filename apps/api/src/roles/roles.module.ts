@@ -10,21 +10,25 @@ import {
   ROLES_SERVICE,
   UpdateRoleRequest,
 } from '@svc/contracts/roles/roles.contract';
-import { ListRequest, MutatingRequest, NameRequest } from '@svc/contracts/shared/requests';
+import { ListRequest, type MutatingRequest, NameRequest } from '@svc/contracts/shared/requests';
 import { type AccessCommand, accessDecider, type AccessEvent, type AccessState, effectivePermissions } from '@svc/domain/roles/access.decider';
 import { invalid } from '@svc/domain/shared/domain-error';
 import { READ_STORE } from '@svc/infrastructure/nest/tokens';
-import { decodePageToken, encodePageToken, pageSize, parseUpdateMask, queryFingerprint } from '@svc/infrastructure/query';
+import { decodePageToken, encodePageToken, pageSize, queryFingerprint } from '@svc/infrastructure/query';
 import type { ReadStore } from '@svc/infrastructure/read-store/read-store.port';
 import { randomUUID } from 'node:crypto';
 import { actorOf, type Principal } from '../auth/principal';
-import { ExecuteCommand } from '../cqrs/execute.command';
-import { GetDocumentQuery, ListDocumentsQuery } from '../cqrs/queries';
-import { MethodRegistry, type MethodDefinition } from '../http/method-registry';
+import { DecideAndAppend } from '../cqrs/decide-and-append';
+import { MethodRegistry } from '../http/method-registry';
+import { defineMethod, getMethod, listMethod, type ServiceSettings } from '../resource-kit/method-builders';
+import { maskScope, nameRule, type MaskRules } from '../resource-kit/request-envelopes';
 
 /** The projection serving roles and members (checkpoint name). */
 const ACCESS = 'access';
-const ROLE_NAME = /^roles\/[^/]+$/;
+const ROLES: ServiceSettings = { service: ROLES_SERVICE, permission: 'ROLES_WRITE' };
+const roleName = nameRule(/^roles\/[^/]+$/, 'roles/{role_id}');
+/** A role's update_mask: the settable fields, and the server-set ones a mask may name (ignored). */
+const ROLE_MASK: MaskRules = { settable: ['displayName', 'description', 'permissions'], outputOnly: ['system', 'isDefault'] };
 
 /**
  * svc.rbac.v1.RolesService. All roles, the default flag and every member's role set of an
@@ -40,13 +44,8 @@ export class RolesMethods implements OnModuleInit {
   ) {}
 
   onModuleInit(): void {
-    const write = <Req extends object>(method: string, request: new () => Req, handle: MethodDefinition<Req>['handle']) =>
-      ({ service: ROLES_SERVICE, method, permission: 'ROLES_WRITE', request, handle }) as MethodDefinition<object>;
-    const read = <Req extends object>(method: string, request: new () => Req, handle: MethodDefinition<Req>['handle']) =>
-      ({ service: ROLES_SERVICE, method, request, handle }) as MethodDefinition<object>;
-
     this.registry.register(
-      write('CreateRole', CreateRoleRequest, async ({ principal, request }) => {
+      defineMethod(ROLES, 'CreateRole', CreateRoleRequest, 'write', async ({ principal, request }) => {
         const generated = !request.roleId;
         const roleId = request.roleId || randomUUID();
         const state = await this.decide(principal, request, {
@@ -58,41 +57,31 @@ export class RolesMethods implements OnModuleInit {
         });
         return { role: state.roles[`roles/${roleId}`] };
       }),
-      read('GetRole', NameRequest, async ({ principal, request }) => ({
-        role: await this.queries.execute(new GetDocumentQuery('roles', principal.org, roleName(request.name), 'role')),
-      })),
-      read('ListRoles', ListRequest, async ({ principal, request }) => {
-        const page = await this.queries.execute(
-          new ListDocumentsQuery(
-            { collection: 'roles', filters: roleFilters, orderBy: roleOrderBy, defaultOrder: 'name', softDelete: true },
-            principal.org,
-            request,
-          ),
-        );
-        return { roles: page.items, nextPageToken: page.nextPageToken };
+      getMethod(this.queries, ROLES, 'GetRole', { request: NameRequest, store: 'roles', noun: 'role', key: 'role', nameOf: (request) => roleName(request.name) }),
+      listMethod(this.queries, ROLES, 'ListRoles', {
+        request: ListRequest,
+        spec: { collection: 'roles', filters: roleFilters, orderBy: roleOrderBy, defaultOrder: 'name', softDelete: true },
+        key: 'roles',
       }),
-      write('UpdateRole', UpdateRoleRequest, async ({ principal, request }) => {
+      defineMethod(ROLES, 'UpdateRole', UpdateRoleRequest, 'write', async ({ principal, request }) => {
         const name = roleName(request.role.name);
-        const scope = parseUpdateMask(request.updateMask, {
-          settable: ['displayName', 'description', 'permissions'],
-          outputOnly: ['name', 'system', 'isDefault', 'createTime', 'updateTime', 'deleteTime'],
-        });
+        const scope = maskScope(request.updateMask, ROLE_MASK);
         const state = await this.decide(principal, request, { type: 'UpdateRole', actor: actorOf(principal), name, role: { ...request.role }, scope });
         return { role: state.roles[name] };
       }),
-      write('DeleteRole', NameRequest, async ({ principal, request }) => {
+      defineMethod(ROLES, 'DeleteRole', NameRequest, 'write', async ({ principal, request }) => {
         await this.decide(principal, request, { type: 'DeleteRole', actor: actorOf(principal), name: roleName(request.name) });
         return {};
       }),
-      read('ListUsersWithPermission', ListUsersWithPermissionRequest, ({ principal, request }) =>
+      defineMethod(ROLES, 'ListUsersWithPermission', ListUsersWithPermissionRequest, 'read', ({ principal, request }) =>
         this.queries.execute(new ListUsersWithPermissionQuery(principal.org, request)),
       ),
-      write('SetDefaultRole', NameRequest, async ({ principal, request }) => {
+      defineMethod(ROLES, 'SetDefaultRole', NameRequest, 'write', async ({ principal, request }) => {
         const name = roleName(request.name);
         const state = await this.decide(principal, request, { type: 'SetDefaultRole', actor: actorOf(principal), name });
         return { role: state.roles[name] };
       }),
-      write('AssignRoles', AssignRolesRequest, async ({ principal, request }) => {
+      defineMethod(ROLES, 'AssignRoles', AssignRolesRequest, 'write', async ({ principal, request }) => {
         const state = await this.decide(principal, request, {
           type: 'AssignRoles',
           actor: actorOf(principal),
@@ -104,20 +93,16 @@ export class RolesMethods implements OnModuleInit {
     );
   }
 
+  /** Command handling (STYLE.md): every access command acts on its organization's one access stream. */
   private async decide(principal: Principal, request: MutatingRequest, command: AccessCommand): Promise<AccessState> {
-    const result = await this.commands.execute(
-      new ExecuteCommand<AccessState, AccessCommand, AccessEvent>(
+    const handled = await this.commands.execute(
+      new DecideAndAppend<AccessState, AccessCommand, AccessEvent>(
         { decider: accessDecider, streamId: `access-${principal.org}`, command, context: { actor: command.actor, requestId: request.requestId } },
         ACCESS,
       ),
     );
-    return result.state;
+    return handled.state;
   }
-}
-
-function roleName(name: unknown): string {
-  if (typeof name !== 'string' || !ROLE_NAME.test(name)) throw invalid(`name must look like 'roles/{role_id}', got '${String(name ?? '')}'`);
-  return name;
 }
 
 export class ListUsersWithPermissionQuery extends Query<{ users: string[]; nextPageToken: string }> {

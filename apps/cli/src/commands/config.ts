@@ -1,4 +1,4 @@
-import { CommandExecutor } from '@svc/infrastructure/commands/command-executor';
+import { CommandService } from '@svc/infrastructure/commands/command-service';
 import { applyOperatorConfig } from '@svc/infrastructure/config/apply';
 import { loadOperatorConfig, operatorConfigJsonSchema } from '@svc/infrastructure/config/operator-config';
 import { SecretBox } from '@svc/infrastructure/config/secrets';
@@ -25,7 +25,7 @@ export async function configApply(ctx: Context, file: string | undefined): Promi
   const config = loadOperatorConfig(file);
   const reads = await ctx.reads();
   const result = await applyOperatorConfig(config, {
-    executor: new CommandExecutor(ctx.events()),
+    commands: new CommandService(ctx.events()),
     reads,
     secrets: SecretBox.fromEnvironment(ctx.settings.dataDir),
   });

@@ -6,7 +6,7 @@ import type { Actor } from '@svc/domain/shared/decider';
 import { DomainError } from '@svc/domain/shared/domain-error';
 import { resourceStreamId, type Resource, type ResourceCommand } from '@svc/domain/shared/resource';
 import { resourceDecider } from '@svc/domain/shared/resource.decider';
-import { CommandExecutor } from '@svc/infrastructure/commands/command-executor';
+import { CommandService } from '@svc/infrastructure/commands/command-service';
 import { docId } from '@svc/infrastructure/projection/projection';
 import { parseRequest } from '../../../api/src/http/method-registry';
 import { deploymonitorProjection } from '../../../projector/src/projections/deploymonitor.projection';
@@ -44,7 +44,7 @@ export async function recordEvaluation(ctx: Context, org: string | undefined, fi
   const id = request.deploymentMonitorEvaluationId;
   const actor: Actor = { org, actor: CLI_ACTOR, subject: CLI_ACTOR, permissions: [...PERMISSIONS], now: new Date().toISOString() };
   const command: ResourceCommand = { type: 'Put', actor, id, resource: { ...request.deploymentMonitorEvaluation } };
-  const result = await new CommandExecutor(ctx.events()).execute({
+  const result = await new CommandService(ctx.events()).handle({
     decider: resourceDecider(evaluationSpec),
     streamId: resourceStreamId(evaluationSpec, org, `${evaluationSpec.collection}/${id}`),
     command,

@@ -7,7 +7,7 @@ import { DomainError } from '@svc/domain/shared/domain-error';
 import { resourceName, resourceStreamId } from '@svc/domain/shared/resource';
 import { resourceDecider } from '@svc/domain/shared/resource.decider';
 import { hashSecret, verifySecret } from '../auth/secret-hash';
-import { CommandExecutor } from '../commands/command-executor';
+import { CommandService } from '../commands/command-service';
 import { comparePositions, type Position } from '../event-store/event-store.port';
 import type { ReadStore } from '../read-store/read-store.port';
 import { ConfigError, type ConnectionConfig, type OperatorConfig } from './operator-config';
@@ -30,7 +30,7 @@ export interface ApplyResult {
  */
 export async function applyOperatorConfig(
   config: OperatorConfig,
-  deps: { executor: CommandExecutor; reads: ReadStore; secrets: SecretBox; now?: () => Date },
+  deps: { commands: CommandService; reads: ReadStore; secrets: SecretBox; now?: () => Date },
 ): Promise<ApplyResult> {
   let position: Position | null = null;
   let changes = 0;
@@ -39,7 +39,7 @@ export async function applyOperatorConfig(
     const actor: Actor = { org: org.id, actor: CONFIG_ACTOR, subject: CONFIG_ACTOR, permissions: [...PERMISSIONS], now: now() };
     const run = async <S, C, E extends DomainEvent>(decider: Decider<S, C, E>, streamId: string, command: C) => {
       try {
-        const result = await deps.executor.execute({ decider, streamId, command, context: { actor } });
+        const result = await deps.commands.handle({ decider, streamId, command, context: { actor } });
         if (result.position) {
           changes += result.events.length;
           if (!position || comparePositions(result.position, position) > 0) position = result.position;

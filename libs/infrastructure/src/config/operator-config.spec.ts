@@ -1,7 +1,7 @@
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { CommandExecutor } from '../commands/command-executor';
+import { CommandService } from '../commands/command-service';
 import { SqliteEventStore } from '../event-store/sqlite-event-store';
 import { SqliteReadStore } from '../read-store/sqlite-read-store';
 import { applyOperatorConfig } from './apply';
@@ -50,7 +50,7 @@ describe('operator configuration: applying', () => {
     reads = new SqliteReadStore({ file: path.join(dir, 'read.db') });
     const secrets = SecretBox.fromEnvironment(dir, {});
     apply = (raw) =>
-      applyOperatorConfig(parseOperatorConfig(raw, { ALICE_SECRET: 'alice-pw' }), { executor: new CommandExecutor(events), reads, secrets });
+      applyOperatorConfig(parseOperatorConfig(raw, { ALICE_SECRET: 'alice-pw' }), { commands: new CommandService(events), reads, secrets });
   });
   afterEach(async () => {
     await events.close();

@@ -1,5 +1,5 @@
 import { type DynamicModule, Global, Inject, Module, type OnApplicationShutdown } from '@nestjs/common';
-import { CommandExecutor } from '../commands/command-executor';
+import { CommandService } from '../commands/command-service';
 import { loadSettings, type Settings } from '../config/env';
 import { createEventStore } from '../event-store';
 import type { EventStore } from '../event-store/event-store.port';
@@ -30,10 +30,10 @@ export class InfrastructureModule implements OnApplicationShutdown {
           provide: READ_STORE,
           useFactory: () => createReadStore({ MONGODB_URL: settings.mongoUrl, SVC_DATA_DIR: settings.dataDir }),
         },
-        { provide: CommandExecutor, useFactory: (events: EventStore) => new CommandExecutor(events), inject: [EVENT_STORE] },
+        { provide: CommandService, useFactory: (events: EventStore) => new CommandService(events), inject: [EVENT_STORE] },
         { provide: ProjectionWaiter, useFactory: (reads: ReadStore) => new ProjectionWaiter(reads), inject: [READ_STORE] },
       ],
-      exports: [SETTINGS, EVENT_STORE, READ_STORE, CommandExecutor, ProjectionWaiter],
+      exports: [SETTINGS, EVENT_STORE, READ_STORE, CommandService, ProjectionWaiter],
     };
   }
 

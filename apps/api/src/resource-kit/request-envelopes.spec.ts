@@ -1,7 +1,7 @@
 import type { ResourceApi } from '@svc/contracts/shared/resource-api';
 import { DomainError } from '@svc/domain/shared/domain-error';
 import type { ResourceSpec } from '@svc/domain/shared/resource';
-import { updateScope } from './resource-kit';
+import { updateScope } from './request-envelopes';
 
 const spec = { settable: ['title', 'state'] } as unknown as ResourceSpec;
 const api = { outputOnly: ['createdBy'] } as unknown as ResourceApi;

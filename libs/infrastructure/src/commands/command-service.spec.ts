@@ -5,7 +5,7 @@ import type { Actor, Decider } from '@svc/domain/shared/decider';
 import { DomainError } from '@svc/domain/shared/domain-error';
 import { SqliteEventStore } from '../event-store/sqlite-event-store';
 import { type AppendResult, type EventStore, type ExpectedRevision, type NewEvent, WrongExpectedRevisionError } from '../event-store/event-store.port';
-import { CommandExecutor } from './command-executor';
+import { CommandService } from './command-service';
 
 type Counter = { value: number };
 type CounterEvent = { type: 'Incremented'; data: { by: number } };
@@ -22,14 +22,14 @@ const counter: Decider<Counter, CounterCommand, CounterEvent> = {
 
 const actor: Actor = { org: 'acme', actor: 'users/alice', subject: 'users/alice', permissions: [], now: '2026-01-01T00:00:00.000Z' };
 
-describe('CommandExecutor over the SQLite event store', () => {
+describe('CommandService over the SQLite event store', () => {
   let dir: string;
   let store: SqliteEventStore;
-  let executor: CommandExecutor;
+  let executor: CommandService;
   beforeEach(() => {
     dir = fs.mkdtempSync(path.join(os.tmpdir(), 'executor-'));
     store = new SqliteEventStore({ file: path.join(dir, 'events.db') });
-    executor = new CommandExecutor(store);
+    executor = new CommandService(store);
   });
   afterEach(async () => {
     await store.close();
@@ -37,7 +37,7 @@ describe('CommandExecutor over the SQLite event store', () => {
   });
 
   const increment = (by: number, requestId?: string, max = 100) =>
-    executor.execute({ decider: counter, streamId: 'counter-acme:counters/c', command: { type: 'Increment', by, max }, context: { actor, requestId } });
+    executor.handle({ decider: counter, streamId: 'counter-acme:counters/c', command: { type: 'Increment', by, max }, context: { actor, requestId } });
 
   it('appends the decided events with the metadata of the command', async () => {
     const result = await increment(2, 'req-1');
@@ -77,11 +77,11 @@ describe('CommandExecutor over the SQLite event store', () => {
     racing.append = async (stream: string, events: NewEvent[], expected: ExpectedRevision): Promise<AppendResult> => {
       if (interfere) {
         interfere = false;
-        await new CommandExecutor(store).execute({ decider: counter, streamId: stream, command: { type: 'Increment', by: 95, max: 100 }, context: { actor } });
+        await new CommandService(store).handle({ decider: counter, streamId: stream, command: { type: 'Increment', by: 95, max: 100 }, context: { actor } });
       }
       return store.append(stream, events, expected);
     };
-    const result = new CommandExecutor(racing).execute({
+    const result = new CommandService(racing).handle({
       decider: counter,
       streamId: 'counter-acme:counters/c',
       command: { type: 'Increment', by: 10, max: 100 },
@@ -98,7 +98,7 @@ describe('CommandExecutor over the SQLite event store', () => {
       await store.append(stream, [{ ...events[0], id: crypto.randomUUID() }], 'any');
       return store.append(stream, events, expected);
     };
-    const attempt = new CommandExecutor(busy).execute({
+    const attempt = new CommandService(busy).handle({
       decider: counter,
       streamId: 'counter-acme:counters/c',
       command: { type: 'Increment', by: 1, max: 1000 },
@@ -109,7 +109,7 @@ describe('CommandExecutor over the SQLite event store', () => {
 
   it('an optimistic create that finds the stream taken decides against the existing history', async () => {
     await increment(1);
-    const create = executor.execute({
+    const create = executor.handle({
       decider: counter,
       streamId: 'counter-acme:counters/c',
       command: { type: 'Increment', by: 100, max: 100 },
@@ -121,7 +121,7 @@ describe('CommandExecutor over the SQLite event store', () => {
   it('a dry run decides on the stored state (even for a create) and appends nothing', async () => {
     await increment(60);
     const run = (by: number) =>
-      executor.execute({
+      executor.handle({
         decider: counter,
         streamId: 'counter-acme:counters/c',
         command: { type: 'Increment', by, max: 100 },
@@ -148,7 +148,7 @@ describe('CommandExecutor over the SQLite event store', () => {
       return store.append(stream, events, expected);
     };
     const seen: number[] = [];
-    await new CommandExecutor(racing).execute({
+    await new CommandService(racing).handle({
       decider: counter,
       streamId: 'counter-acme:counters/c',
       command: { type: 'Increment', by: 0, max: 0 },
@@ -181,10 +181,10 @@ describe('CommandExecutor over the SQLite event store', () => {
 
     it('runs concurrent commands of one executor on one stream one after another: no conflict, all succeed', async () => {
       const counted = counting();
-      const hot = new CommandExecutor(counted);
+      const hot = new CommandService(counted);
       const results = await Promise.allSettled(
         Array.from({ length: 64 }, () =>
-          hot.execute({ decider: counter, streamId: 'counter-acme:counters/hot', command: { type: 'Increment', by: 1, max: 1000 }, context: { actor } }),
+          hot.handle({ decider: counter, streamId: 'counter-acme:counters/hot', command: { type: 'Increment', by: 1, max: 1000 }, context: { actor } }),
         ),
       );
       expect(results.filter((r) => r.status === 'rejected')).toEqual([]);
@@ -203,9 +203,9 @@ describe('CommandExecutor over the SQLite event store', () => {
         return store.readStream(stream);
       };
       gated.append = (stream: string, events: NewEvent[], expected: ExpectedRevision) => store.append(stream, events, expected);
-      const both = new CommandExecutor(gated);
+      const both = new CommandService(gated);
       const run = (name: string) =>
-        both.execute({ decider: counter, streamId: `counter-acme:counters/${name}`, command: { type: 'Increment', by: 1, max: 10 }, context: { actor } });
+        both.handle({ decider: counter, streamId: `counter-acme:counters/${name}`, command: { type: 'Increment', by: 1, max: 10 }, context: { actor } });
       const a = run('a');
       await expect(run('b')).resolves.toMatchObject({ state: { value: 1 } });
       expect(both.busyStreams).toBe(1);

@@ -24,7 +24,7 @@ export interface CommandContext {
   causationId?: string;
 }
 
-export interface Execution<S> {
+export interface Handled<S> {
   state: S;
   /** Commit position of the command's last event, or null when the command changed nothing. */
   position: Position | null;
@@ -33,7 +33,8 @@ export interface Execution<S> {
   replayed: boolean;
 }
 
-export interface ExecuteOptions<S, C, E extends DomainEvent> {
+/** A command addressed to one stream, with the decider that judges it. */
+export interface StreamCommand<S, C, E extends DomainEvent> {
   decider: Decider<S, C, E>;
   streamId: string;
   command: C;
@@ -59,31 +60,33 @@ export interface ExecuteOptions<S, C, E extends DomainEvent> {
 }
 
 /**
- * The generic command handler of every aggregate: load, fold, decide, append with the expected
- * revision; on a concurrency conflict reload and decide again, a few times, then ABORTED.
+ * The command service of every aggregate (Eventuous's CommandService, Emmett's `handle`): load the
+ * stream, fold it, decide, append the decision with the expected revision; on a concurrency
+ * conflict reload and decide again, a few times, then ABORTED.
  *
- * Commands of this executor (one per process) on one stream run one after another, so they never
+ * Commands of this service (one per process) on one stream run one after another, so they never
  * conflict with each other: on a hot resource they would otherwise all read the same revision and
  * all but one retry, over and over. Different streams run concurrently; the expected revision still
  * guards against other processes (docs/decisions.md, "Write side").
  */
-export class CommandExecutor {
+export class CommandService {
   private readonly queue = new StreamQueue();
 
   constructor(private readonly store: EventStore) {}
 
-  /** Streams with a command running or queued in this executor (tests: the queue holds nothing idle). */
+  /** Streams with a command running or queued in this service (tests: the queue holds nothing idle). */
   get busyStreams(): number {
     return this.queue.size;
   }
 
-  execute<S, C, E extends DomainEvent>(options: ExecuteOptions<S, C, E>): Promise<Execution<S>> {
+  /** Loads, decides and appends one command on its stream (queued behind the stream's earlier ones). */
+  handle<S, C, E extends DomainEvent>(options: StreamCommand<S, C, E>): Promise<Handled<S>> {
     // A dry run appends nothing, so it cannot conflict: it need not wait its turn.
     if (options.dryRun) return this.attempt(options);
     return this.queue.run(options.streamId, () => this.attempt(options));
   }
 
-  private async attempt<S, C, E extends DomainEvent>(options: ExecuteOptions<S, C, E>): Promise<Execution<S>> {
+  private async attempt<S, C, E extends DomainEvent>(options: StreamCommand<S, C, E>): Promise<Handled<S>> {
     const { decider, streamId, command, context } = options;
     // With a request_id the stream is read first: it may already hold this very request.
     let optimisticCreate = options.create === true && !context.requestId && !options.dryRun;
@@ -177,7 +180,7 @@ function replayOf<S, C, E extends DomainEvent>(
   decider: Decider<S, C, E>,
   history: Loaded[],
   requestId: string,
-): Execution<S> | null {
+): Handled<S> | null {
   let last = -1;
   for (let i = history.length - 1; i >= 0; i--) {
     if (history[i].record.metadata.requestId === requestId) {

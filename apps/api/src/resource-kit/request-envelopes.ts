@@ -1,0 +1,100 @@
+/**
+ * What a kit request carries around the resource itself: the Create / Update envelope DTO, the
+ * resource name it targets, the ID of a new resource, and the update_mask read as an UpdateScope.
+ */
+import { Type } from 'class-transformer';
+import { IsNotEmpty, IsObject, IsOptional, IsString, ValidateNested } from 'class-validator';
+import { randomUUID } from 'node:crypto';
+import { v5 as uuidv5 } from 'uuid';
+import { MutatingRequest } from '@svc/contracts/shared/requests';
+import type { ResourceApi } from '@svc/contracts/shared/resource-api';
+import type { Actor } from '@svc/domain/shared/decider';
+import { invalid } from '@svc/domain/shared/domain-error';
+import { namePattern, nameTemplate, type ResourceSpec, type UpdateScope } from '@svc/domain/shared/resource';
+import { parseUpdateMask, type UpdateMaskSpec } from '@svc/infrastructure/query';
+import { camelToSnake } from '@svc/infrastructure/wire';
+
+const GENERATED_ID_NAMESPACE = 'a4f0a5c8-2f7e-4d7b-9a51-3c1e8e0b6d12';
+/** Server-set fields of every resource: a mask may name them, an update ignores them (AIP-203). */
+const OUTPUT_ONLY = ['name', 'createTime', 'updateTime', 'deleteTime'];
+
+/** Request of a method whose body holds the resource under a per-resource key (`note`). */
+export type ResourceRequest = MutatingRequest & Record<string, unknown>;
+
+/**
+ * The Create or Update request DTO of one resource, declared from its wire description: the resource
+ * object validated as a nested `api.input` and the ID field on create (update_mask is checked by
+ * updateScope against the resource's fields). One validation pass covers envelope and resource.
+ */
+export function envelope(spec: ResourceSpec, api: ResourceApi, method: 'create' | 'update'): new () => ResourceRequest {
+  class Envelope extends MutatingRequest {}
+  const target = Envelope.prototype;
+  const key = api.singular;
+  if (method === 'create' && api.optionalOnCreate) IsOptional()(target, key);
+  IsObject({ message: `${camelToSnake(key)} is required and must be an object` })(target, key);
+  ValidateNested()(target, key);
+  Type(() => api.input)(target, key);
+  if (method === 'create') {
+    IsOptional()(target, api.idField);
+    IsString()(target, api.idField);
+    if (spec.parent) {
+      IsString()(target, 'parent');
+      IsNotEmpty()(target, 'parent');
+    }
+  }
+  return Envelope as new () => ResourceRequest;
+}
+
+/** The resource object of a Create or Update request: validated by the envelope; a plain copy for the domain. */
+export function resourceOf(api: Pick<ResourceApi, 'singular'>, request: ResourceRequest): Record<string, unknown> {
+  return { ...(request[api.singular] as object | undefined) };
+}
+
+/** A checker of names a request field holds: INVALID_ARGUMENT showing the template unless `rule` matches. */
+export function nameRule(rule: RegExp, template: string, field = 'name'): (name: unknown) => string {
+  return (name) => {
+    if (typeof name !== 'string' || !rule.test(name)) throw invalid(`${field} must look like '${template}', got '${String(name ?? '')}'`);
+    return name;
+  };
+}
+
+/** Requests name resources of this collection only: `notes/{note_id}`, `services/{id}/dimensions/{...}`. */
+export function nameChecker(spec: ResourceSpec, idLabel = 'id', field = 'name'): (name: unknown) => string {
+  return nameRule(namePattern(spec), nameTemplate(spec, idLabel), field);
+}
+
+/** A client-chosen ID, or one generated (deterministically from request_id, so a retry names the same resource). */
+export function chooseId(spec: ResourceSpec, api: ResourceApi, request: ResourceRequest, actor: Actor): string {
+  const given = request[api.idField];
+  if (given !== undefined && given !== null && given !== '') {
+    if (typeof given !== 'string') throw invalid(`${camelToSnake(api.idField)} must be a string`);
+    return given;
+  }
+  if (spec.idRequired) throw invalid(`${camelToSnake(api.idField)} is required`);
+  return request.requestId ? uuidv5(`${actor.org}|${spec.collection}|${request.requestId}`, GENERATED_ID_NAMESPACE) : randomUUID();
+}
+
+/** The fields an update_mask may name: settable ones, and server-set ones (ignored) beyond the common four. */
+export interface MaskRules extends Pick<UpdateMaskSpec, 'settable' | 'maps'> {
+  outputOnly?: readonly string[];
+  /** Refuse a missing or blank mask, and `*` (full replacement). */
+  maskRequired?: boolean;
+}
+
+/** What an update touches, from its update_mask: the one mask parse of every update the api serves. */
+export function maskScope(mask: string | readonly string[] | undefined, rules: MaskRules): UpdateScope {
+  const scope = parseUpdateMask(mask, { settable: rules.settable, outputOnly: [...OUTPUT_ONLY, ...(rules.outputOnly ?? [])], maps: rules.maps });
+  if (rules.maskRequired && scope === 'all-provided') throw invalid('update_mask is required and must name at least one field');
+  if (rules.maskRequired && scope === 'all') throw invalid("update_mask must name the fields to change; '*' (full replacement) is not supported");
+  return scope;
+}
+
+/** What an update of a kit resource touches, from its update_mask and the resource's wire rules. */
+export function updateScope(spec: ResourceSpec, api: ResourceApi, mask: string | readonly string[] | undefined): UpdateScope {
+  return maskScope(mask, {
+    settable: spec.settable,
+    outputOnly: api.outputOnly,
+    maps: api.preserveKeysUnder?.map((p) => p.split('.').slice(1).join('.')).filter(Boolean),
+    maskRequired: api.maskRequired,
+  });
+}
