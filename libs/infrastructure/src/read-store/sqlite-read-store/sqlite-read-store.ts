@@ -27,9 +27,9 @@ import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
 import { Query, update as mingoUpdate } from 'mingo';
-import { positionFromString, positionToString, type Position } from '../event-store/event-store.port';
-import { parseLiteralPattern, type LiteralPattern } from '../query/literal-pattern';
-import { filterQuery } from './filter-query';
+import { positionFromString, positionToString, type Position } from '../../event-store/event-store.port';
+import { parseLiteralPattern, type LiteralPattern } from '../../query/literal-pattern';
+import { filterQuery } from '../filter-query';
 import type {
   CheckpointRecord,
   Doc,
@@ -42,8 +42,8 @@ import type {
   Sort,
   Update,
   WriteOp,
-} from './read-store.port';
-import { CONTAINS_FN, MATCH_CI_FN, registerFilterFunctions } from './sqlite-filter-functions';
+} from '../read-store.port';
+import { CONTAINS_FN, MATCH_CI_FN, registerFilterFunctions } from './filter-functions';
 
 type Criteria = ConstructorParameters<typeof Query>[0];
 type Modifier = Parameters<typeof mingoUpdate>[1];
