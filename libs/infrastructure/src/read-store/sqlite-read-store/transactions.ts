@@ -29,17 +29,7 @@ export class Transactions {
    * table is gone with it and the lookup fails, so it is retried in a read transaction.
    */
   readPoint<T>(fn: () => T): T {
-    if (this.schema.isCurrent()) {
-      try {
-        const result = fn();
-        this.direct++;
-        return result;
-      } catch {
-        // fall through: see above
-      }
-    }
-    this.transactional++;
-    return this.read(fn);
+    return this.readOnCache(fn, false);
   }
 
   /**
@@ -48,11 +38,16 @@ export class Transactions {
    * to a read transaction, where state and query share one snapshot.
    */
   readSingle<T>(fn: () => T): T {
+    return this.readOnCache(fn, true);
+  }
+
+  /** Runs `fn` outside a transaction while the cache is current (`recheck`: and stayed so), else in a read transaction. */
+  private readOnCache<T>(fn: () => T, recheck: boolean): T {
     if (this.schema.isCurrent()) {
       const seen = this.schema.checkedAt;
       try {
         const result = fn();
-        if (this.schema.dataVersionNow() === seen) {
+        if (!recheck || this.schema.dataVersionNow() === seen) {
           this.direct++;
           return result;
         }
