@@ -29,9 +29,9 @@ export class DocumentRows {
    * (keeps an existing document), or replaces an existing one whose stored row (`current`: doc,
    * _pos, _org, then the columns) is given. Returns whether it was written.
    */
-  write(physical: string, coll: CollectionState, id: string, doc: Doc, mode: 'insert' | 'insertIfAbsent', current?: undefined): boolean;
-  write(physical: string, coll: CollectionState, id: string, doc: Doc, mode: 'replace', current: unknown[]): boolean;
-  write(physical: string, coll: CollectionState, id: string, doc: Doc, mode: 'insert' | 'insertIfAbsent' | 'replace', current?: unknown[]): boolean {
+  writeDoc(physical: string, coll: CollectionState, id: string, doc: Doc, mode: 'insert' | 'insertIfAbsent', current?: undefined): boolean;
+  writeDoc(physical: string, coll: CollectionState, id: string, doc: Doc, mode: 'replace', current: unknown[]): boolean;
+  writeDoc(physical: string, coll: CollectionState, id: string, doc: Doc, mode: 'insert' | 'insertIfAbsent' | 'replace', current?: unknown[]): boolean {
     const stmts = coll.stmts;
     const columns = columnsOf(coll);
     const org = orgColumn(doc);

@@ -192,7 +192,7 @@ export class SqliteReadStore implements ReadStore {
     if (!bulk) grown.add(physical);
     if (op.op === 'insert') {
       const id = op.doc._id;
-      if (this.rows.write(physical, this.schema.ensureTable(physical), id, op.doc, 'insertIfAbsent')) bulk?.written?.add(id);
+      if (this.rows.writeDoc(physical, this.schema.ensureTable(physical), id, op.doc, 'insertIfAbsent')) bulk?.written?.add(id);
       return;
     }
     const existing = this.schema.collection(physical);
@@ -207,9 +207,9 @@ export class SqliteReadStore implements ReadStore {
     doc._pos = op.pos;
     if (doc._id !== op.id) throw new Error(`update of ${op.collection}/${op.id} would modify the immutable field '_id'`);
     if (row) {
-      this.rows.write(physical, coll, op.id, doc, 'replace', row);
+      this.rows.writeDoc(physical, coll, op.id, doc, 'replace', row);
     } else {
-      this.rows.write(physical, coll, op.id, doc, 'insert');
+      this.rows.writeDoc(physical, coll, op.id, doc, 'insert');
       bulk?.written?.add(op.id);
     }
   }
