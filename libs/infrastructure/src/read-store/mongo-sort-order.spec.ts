@@ -1,6 +1,7 @@
 import { sortDocs } from './mongo-sort-order';
+import type { Doc } from './read-store.port';
 
-const ids = (docs: { _id: unknown }[]) => docs.map((d) => d._id);
+const ids = (docs: Doc[]) => docs.map((d) => d._id);
 
 describe('sortDocs (MongoDB sort order)', () => {
   it('orders by type bracket: empty array, null and missing, numbers, strings, objects, booleans', () => {
