@@ -9,6 +9,7 @@
 import { Context, Query } from 'mingo';
 import { ensureArray, flatten, resolve } from 'mingo/util';
 import { matchesLiteral, parseLiteralPattern, type LiteralPattern } from '../query/literal-pattern';
+import { isPlainObject } from './plain-document';
 import type { Filter } from './read-store.port';
 
 type Criteria = ConstructorParameters<typeof Query>[0];
@@ -34,8 +35,6 @@ export function filterQuery(filter: Filter): Query {
   return new Query(withLiteralMatches(filter) as Criteria, { context });
 }
 
-const isPlainObject = (v: unknown): v is Record<string, unknown> =>
-  typeof v === 'object' && v !== null && !Array.isArray(v) && !(v instanceof RegExp) && !(v instanceof Date);
 const isOperatorObject = (v: unknown): v is Record<string, unknown> => isPlainObject(v) && Object.keys(v).some((k) => k.startsWith('$'));
 
 // Object.fromEntries defines properties: a `__proto__` key can never set the copy's prototype.

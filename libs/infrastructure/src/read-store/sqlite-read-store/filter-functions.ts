@@ -4,7 +4,7 @@
  * "contains" wildcard runs JavaScript's `includes` (V8's Boyer-Moore search: linear) instead.
  */
 import type Database from 'better-sqlite3';
-import { matchesLiteral, type LiteralKind } from '../query/literal-pattern';
+import { matchesLiteral, type LiteralKind } from '../../query/literal-pattern';
 
 /** `svc_contains(haystack, needle)`: 1 when both are text and the haystack contains the needle, else 0. */
 export const CONTAINS_FN = 'svc_contains';

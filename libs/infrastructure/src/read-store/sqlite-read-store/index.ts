@@ -1,0 +1,1 @@
+export { SqliteReadStore, type QueryPlan, type ReadStats, type SqliteReadStoreOptions } from './sqlite-read-store';
