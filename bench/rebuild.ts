@@ -4,8 +4,11 @@
  * (`ProjectionRunner.rebuild()`: read all events in pages, project, commit batches into a fresh
  * collection, swap) and report events per second over every event in the log.
  */
+// The areas load the contracts, whose DTO decorators read design-time type metadata.
+import 'reflect-metadata';
 import { performance } from 'node:perf_hooks';
-import { notesProjection } from '../apps/projector/src/projections/notes.projection';
+import { noteSpec } from '@svc/domain/notes/note.resource';
+import { projectionNamed, projectionServing } from '@svc/infrastructure/areas';
 import { SqliteEventStore } from '@svc/infrastructure/event-store/sqlite-event-store';
 import { ProjectionRunner } from '@svc/infrastructure/projection/runner';
 import { SqliteReadStore } from '@svc/infrastructure/read-store/sqlite-read-store';
@@ -52,7 +55,7 @@ export async function measureRebuild(eventsFile: string, readFile: string): Prom
   const events = new SqliteEventStore({ file: eventsFile });
   const reads = new SqliteReadStore({ file: readFile });
   try {
-    const runner = new ProjectionRunner(events, reads, notesProjection);
+    const runner = new ProjectionRunner(events, reads, projectionNamed(projectionServing(noteSpec)));
     const t0 = performance.now();
     const result = await runner.rebuild();
     const seconds = (performance.now() - t0) / 1000;

@@ -10,7 +10,7 @@ import { MethodRegistry, type MethodDefinition } from '../http/method-registry';
 import { ResourceKit } from '../resource-kit/resource-kit';
 
 /**
- * svc.deploy_monitor.v1.DeploymentMonitorEvaluationService: Get and List through the resource kit,
+ * svc.deploy_monitor.v1.DeploymentMonitorEvaluationService: Get and List are the kit's (its area),
  * plus RecordDeploymentMonitorEvaluation (an extension) for the agent runtime, which records an
  * evaluation and then its progress under the same ID (the kit's Put).
  */
@@ -22,7 +22,6 @@ class DeploymentMonitorMethods implements OnModuleInit {
   ) {}
 
   onModuleInit(): void {
-    this.kit.register(evaluationSpec, evaluationsApi);
     const record: MethodDefinition<RecordDeploymentMonitorEvaluationRequest> = {
       service: evaluationsApi.service,
       method: RECORD_EVALUATION,

@@ -12,7 +12,7 @@ import {
 import type { Projection } from '@svc/infrastructure/projection/projection';
 import { ProjectionRunner } from '@svc/infrastructure/projection/runner';
 import type { ReadStore } from '@svc/infrastructure/read-store/read-store.port';
-import { PROJECTIONS } from '../../../projector/src/projections';
+import { PROJECTIONS } from '@svc/infrastructure/areas';
 import { type Context, showPosition, table, UsageError } from '../context';
 
 const POLL_MS = 100;

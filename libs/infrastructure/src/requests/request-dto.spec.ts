@@ -1,7 +1,7 @@
 import { Type } from 'class-transformer';
 import { IsObject, IsOptional, IsString } from 'class-validator';
 import { Int64 } from '@svc/contracts/shared/requests';
-import { parseRequest } from './method-registry';
+import { parseRequest } from './parse-request';
 
 class Thing {
   @IsOptional() @IsString() title?: string;
