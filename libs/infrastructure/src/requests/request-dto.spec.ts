@@ -1,3 +1,5 @@
+// Nest loaded this before (through method-registry); the DTO decorators read design-time type metadata.
+import 'reflect-metadata';
 import { Type } from 'class-transformer';
 import { IsObject, IsOptional, IsString } from 'class-validator';
 import { Int64 } from '@svc/contracts/shared/requests';
