@@ -1,13 +1,16 @@
 /**
  * Rebuild speed: with the projector stopped, top the log up to a meaningful size with NoteCreated
  * events appended directly, then rebuild the notes projection from position 0 in this process
- * (`ProjectionRunner.rebuild()`: read all events in pages, project, commit batches into a fresh
- * collection, swap) and report events per second over every event in the log.
+ * (`rebuildProjection`, as the projector and the CLI rebuild: read all events in pages, project,
+ * commit batches into a fresh collection, swap) and report events per second over every event in the log.
  */
+// The areas load the contracts, whose DTO decorators read design-time type metadata.
+import 'reflect-metadata';
 import { performance } from 'node:perf_hooks';
-import { notesProjection } from '../apps/projector/src/projections/notes.projection';
+import { noteSpec } from '@svc/domain/notes/note.resource';
+import { projectionNamed, projectionServing } from '@svc/infrastructure/areas';
 import { SqliteEventStore } from '@svc/infrastructure/event-store/sqlite-event-store';
-import { ProjectionRunner } from '@svc/infrastructure/projection/runner';
+import { rebuildProjection } from '@svc/infrastructure/projection/rebuild';
 import { SqliteReadStore } from '@svc/infrastructure/read-store/sqlite-read-store';
 import { noteCreated, noteStream } from './events';
 
@@ -52,9 +55,9 @@ export async function measureRebuild(eventsFile: string, readFile: string): Prom
   const events = new SqliteEventStore({ file: eventsFile });
   const reads = new SqliteReadStore({ file: readFile });
   try {
-    const runner = new ProjectionRunner(events, reads, notesProjection);
+    const projection = projectionNamed(projectionServing(noteSpec));
     const t0 = performance.now();
-    const result = await runner.rebuild();
+    const result = await rebuildProjection(events, reads, projection);
     const seconds = (performance.now() - t0) / 1000;
     const documents = await reads.collection('notes').countDocuments({});
     return { events: result.events, seconds, rate: result.events / seconds, documents };

@@ -6,7 +6,7 @@ import * as path from 'node:path';
 import { HEARTBEAT_KEY, type Heartbeat } from '@svc/infrastructure/projection/heartbeat';
 import { createReadStore } from '@svc/infrastructure/read-store';
 import type { Doc } from '@svc/infrastructure/read-store/read-store.port';
-import { PROJECTIONS } from '../apps/projector/src/projections';
+import { PROJECTIONS } from '@svc/infrastructure/areas';
 import { CLI_MAIN, eventually, Stack, TEST_CONFIG } from './support/harness';
 
 const NOTES = 'svc.notes.v1.NotesService';

@@ -4,12 +4,12 @@ import { CqrsModule } from '@nestjs/cqrs';
 import { PassportModule } from '@nestjs/passport';
 import type { Settings } from '@svc/infrastructure/config/env';
 import { InfrastructureModule } from '@svc/infrastructure/nest/infrastructure.module';
+import { AreasModule } from './areas/areas.module';
 import { ApiAuthGuard } from './auth/auth.guard';
 import { BasicStrategy } from './auth/basic.strategy';
 import { CatalogModule } from './catalog/catalog.module';
 import { CredentialsService } from './auth/credentials.service';
 import { ConnectionsModule } from './connections/connections.module';
-import { CustomersModule } from './customers/customers.module';
 import { CQRS_HANDLERS } from './cqrs/handlers';
 import { DeploymentsModule } from './deployments/deployments.module';
 import { DeploymonitorModule } from './deploymonitor/deploymonitor.module';
@@ -19,15 +19,9 @@ import { MethodRegistry } from './http/method-registry';
 import { RestController } from './http/rest.controller';
 import { RpcController } from './http/rpc.controller';
 import { IdentityModule } from './identity/identity.controller';
-import { KnownIssuesModule } from './knownissues/knownissues.module';
-import { NotesModule } from './notes/notes.module';
-import { NotificationPolicyModule } from './notificationpolicy/notificationpolicy.module';
 import { StartupModule } from './operator-config/startup.service';
 import { ResourceKit } from './resource-kit/resource-kit';
 import { RolesModule } from './roles/roles.module';
-import { TagsModule } from './tags/tags.module';
-import { AgentsModule } from './agents/agents.module';
-import { RunbooksModule } from './runbooks/runbooks.module';
 
 /** Shared mechanisms every area module uses: the buses, the method registry, the resource kit. */
 @Global()
@@ -46,15 +40,9 @@ export function appModule(settings: Settings) {
       StartupModule,
       HealthModule,
       IdentityModule,
+      AreasModule,
       RolesModule,
-      NotesModule,
-      TagsModule,
-      AgentsModule,
       ConnectionsModule,
-      NotificationPolicyModule,
-      CustomersModule,
-      KnownIssuesModule,
-      RunbooksModule,
       DeploymentsModule,
       DeploymonitorModule,
       CatalogModule,

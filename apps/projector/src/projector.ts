@@ -16,7 +16,7 @@ import { Projector } from '@svc/infrastructure/projection/projector';
 import { describeError } from '@svc/infrastructure/projection/supervisor';
 import type { ReadStore } from '@svc/infrastructure/read-store/read-store.port';
 import { QuietLogger } from '@svc/infrastructure/nest/quiet-logger';
-import { PROJECTIONS } from './projections';
+import { PROJECTIONS } from '@svc/infrastructure/areas';
 
 const HEARTBEAT_MS = 1000;
 // Defined beside the heartbeat so the CLI can use them without loading Nest.

@@ -11,7 +11,7 @@ import { defineMethod } from '../resource-kit/method-builders';
 import { ResourceKit } from '../resource-kit/resource-kit';
 
 /**
- * svc.deploy_monitor.v1.DeploymentMonitorEvaluationService: Get and List through the resource kit,
+ * svc.deploy_monitor.v1.DeploymentMonitorEvaluationService: Get and List are the kit's (its area),
  * plus RecordDeploymentMonitorEvaluation (an extension) for the agent runtime, which records an
  * evaluation and then its progress under the same ID (the kit's Put).
  */
@@ -23,7 +23,6 @@ class DeploymentMonitorMethods implements OnModuleInit {
   ) {}
 
   onModuleInit(): void {
-    this.kit.register(evaluationSpec, evaluationsApi);
     this.registry.register(
       defineMethod(evaluationsApi, RECORD_EVALUATION, RecordDeploymentMonitorEvaluationRequest, 'write', async ({ principal, request }) => {
         const id = request.deploymentMonitorEvaluationId;

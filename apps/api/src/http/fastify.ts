@@ -11,7 +11,7 @@ import type { Socket } from 'node:net';
 import { DomainError, type ErrorCode } from '@svc/domain/shared/domain-error';
 import type { Settings } from '@svc/infrastructure/config/env';
 import { errorBody } from './errors';
-import { parseJsonBody } from './input-limits';
+import { parseJsonBody } from '@svc/infrastructure/requests/input-limits';
 
 /** Nest must not add its own parsers (it would accept `application/x-www-form-urlencoded`). */
 export const HTTP_APP_OPTIONS: NestApplicationOptions = { bodyParser: false };

@@ -1,13 +1,13 @@
 import { Injectable } from '@nestjs/common';
-import { validate, type ValidationError } from 'class-validator';
 import type { Permission } from '@svc/contracts/roles/permissions';
 import { SPEC_METHODS } from '@svc/contracts/catalog';
-import { DomainError, invalid } from '@svc/domain/shared/domain-error';
-import { camelToSnake, toCamelDeep } from '@svc/infrastructure/wire';
+import { DomainError } from '@svc/domain/shared/domain-error';
+import { parseRequest } from '@svc/infrastructure/requests/parse-request';
 import type { Principal } from '../auth/principal';
 import { unimplemented } from './errors';
-import { checkInput } from './input-limits';
-import { toRequestDto } from './request-dto';
+
+// Request parsing is shared with the CLI (evaluations record), so it lives in libs.
+export { parseRequest };
 
 export interface MethodCall<Req> {
   principal: Principal;
@@ -92,39 +92,4 @@ export class MethodRegistry {
     const request = await parseRequest(definition, body);
     return definition.handle({ principal, request });
   }
-}
-
-/**
- * snake_case (or camelCase) JSON in, a validated camelCase DTO out; errors name every bad field.
- * The input limits are checked first, so nothing after them walks an unbounded structure. Unknown
- * fields are kept on the DTO, where handlers ignore them (docs/decisions.md, "Wire and errors").
- */
-export async function parseRequest<Req extends object>(
-  definition: Pick<MethodDefinition<Req>, 'request' | 'preserveKeysUnder'>,
-  body: unknown,
-): Promise<Req> {
-  if (body === undefined || body === null) body = {};
-  if (typeof body !== 'object' || Array.isArray(body)) throw invalid('request body must be a JSON object');
-  checkInput(body);
-  const camel = toCamelDeep(body, { preserveKeysUnder: definition.preserveKeysUnder }) as Record<string, unknown>;
-  const dto = toRequestDto(definition.request, camel);
-  const errors = await validate(dto, { whitelist: false, forbidUnknownValues: false });
-  if (errors.length > 0) throw invalid(validationMessages(errors).join('; '));
-  return dto;
-}
-
-/**
- * One message per broken rule, naming the field by its snake_case path (`note.display_name must be
- * a string`): class-validator names the bare camelCase property, nested objects as children.
- */
-function validationMessages(errors: ValidationError[], prefix = ''): string[] {
-  return errors.flatMap((error) => {
-    const path = prefix ? `${prefix}.${camelToSnake(error.property)}` : camelToSnake(error.property);
-    // A message may already start with the field: camelCase (class-validator's) or snake_case (ours).
-    const own = Object.values(error.constraints ?? {}).map((message) => {
-      const field = [error.property, camelToSnake(error.property)].find((f) => message.startsWith(`${f} `));
-      return field ? `${path}${message.slice(field.length)}` : `${path}: ${message}`;
-    });
-    return [...own, ...validationMessages(error.children ?? [], path)];
-  });
 }

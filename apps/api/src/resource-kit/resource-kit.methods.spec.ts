@@ -18,7 +18,7 @@ import { SqliteEventStore } from '@svc/infrastructure/event-store';
 import type { Position } from '@svc/infrastructure/event-store/event-store.port';
 import { docId, type Projection } from '@svc/infrastructure/projection/projection';
 import { resourceProjection } from '@svc/infrastructure/projection/resource.projection';
-import { toProjected } from '@svc/infrastructure/projection/runner';
+import { toProjected } from '@svc/infrastructure/projection/apply-page';
 import { SqliteReadStore } from '@svc/infrastructure/read-store';
 import type { Principal } from '../auth/principal';
 import { DecideAndAppend } from '../cqrs/decide-and-append';

@@ -6,10 +6,10 @@ import type { Actor } from '@svc/domain/shared/decider';
 import { DomainError } from '@svc/domain/shared/domain-error';
 import { resourceStreamId, type Resource, type ResourceCommand } from '@svc/domain/shared/resource';
 import { resourceDecider } from '@svc/domain/shared/resource.decider';
+import { projectionServing } from '@svc/infrastructure/areas';
 import { CommandService } from '@svc/infrastructure/commands/command-service';
 import { docId } from '@svc/infrastructure/projection/projection';
-import { parseRequest } from '../../../api/src/http/method-registry';
-import { deploymonitorProjection } from '../../../projector/src/projections/deploymonitor.projection';
+import { parseRequest } from '@svc/infrastructure/requests/parse-request';
 import { type Context, showPosition, UsageError } from '../context';
 import { waitProjected } from './config';
 
@@ -50,7 +50,7 @@ export async function recordEvaluation(ctx: Context, org: string | undefined, fi
     command,
     context: { actor, requestId: request.requestId },
   });
-  const projected = result.position === null || (await waitProjected(reads, result.position, [deploymonitorProjection.name]));
+  const projected = result.position === null || (await waitProjected(reads, result.position, [projectionServing(evaluationSpec)]));
   const report: RecordResult = {
     evaluation: result.state.resource as Resource,
     changed: result.events.length > 0 && !result.replayed,

@@ -10,9 +10,9 @@ import {
   type RebuildRequest,
 } from '@svc/infrastructure/projection/heartbeat';
 import type { Projection } from '@svc/infrastructure/projection/projection';
-import { ProjectionRunner } from '@svc/infrastructure/projection/runner';
+import { rebuildProjection } from '@svc/infrastructure/projection/rebuild';
 import type { ReadStore } from '@svc/infrastructure/read-store/read-store.port';
-import { PROJECTIONS } from '../../../projector/src/projections';
+import { PROJECTIONS } from '@svc/infrastructure/areas';
 import { type Context, showPosition, table, UsageError } from '../context';
 
 const POLL_MS = 100;
@@ -124,7 +124,7 @@ function renderStatus(r: StatusReport): string {
 export interface RebuildResult {
   projection: string;
   events: number;
-  /** Who rebuilt: the running projector (it owns the live runner and the swap), or this process. */
+  /** Who rebuilt: the running projector (it owns the live subscription and the swap), or this process. */
   by: 'projector' | 'cli';
 }
 
@@ -139,7 +139,7 @@ export async function rebuild(ctx: Context, names: string[], all: boolean, timeo
       results.push({ projection: projection.name, events: await askProjector(reads, projection.name, timeoutMs), by: 'projector' });
     } else {
       // No projector: nothing runs this projection live, so this process can rebuild and swap alone.
-      const { events } = await new ProjectionRunner(ctx.events(), reads, projection).rebuild();
+      const { events } = await rebuildProjection(ctx.events(), reads, projection);
       results.push({ projection: projection.name, events, by: 'cli' });
     }
   }
@@ -151,8 +151,8 @@ export async function rebuild(ctx: Context, names: string[], all: boolean, timeo
 }
 
 /**
- * The running projector must do the rebuild: it pauses its live runner, rebuilds, swaps and resumes
- * from the new checkpoint. Rebuilding beside a live runner would race its writes to the swapped-out
+ * The running projector must do the rebuild: it pauses its live subscription, rebuilds, swaps and resumes
+ * from the new checkpoint. Rebuilding beside a live subscription would race its writes to the swapped-out
  * collections. The meta key holds one request at a time, so a pending one is waited out first.
  */
 async function askProjector(reads: ReadStore, projection: string, timeoutMs: number): Promise<number> {

@@ -30,7 +30,6 @@ export const deploymentEnvironmentSpec: ResourceSpec = {
   settable: ['monitoringEnabled', 'description'],
   undeletable: false,
   implicit: true,
-  projection: 'deployments',
   validate(environment: Resource) {
     // A mask naming monitoring_enabled with no value would clear it; the toggle is always on or off.
     if (typeof environment.monitoringEnabled !== 'boolean') {

@@ -110,6 +110,4 @@ export const deploymentSpec: ResourceSpec = {
   onCreate: (deployment) => ({ ...deployment, status: PENDING }),
   validate: checkLabels,
   actions: { [STATUS_CHANGED]: changeStatus },
-  // One projection serves deployments, their status events and their environments.
-  projection: 'deployments',
 };

@@ -34,8 +34,8 @@ type Patch = { type: string; data: PatchData };
 type Deleted = { type: string; data: { deleteTime: string } };
 type Undeleted = { type: string; data: { updateTime: string } };
 
-// Event types are `${kind}<Suffix>`; the projector does not know the kind, so recognise them by suffix,
-// and patch events (`${kind}Updated` and area actions such as `DeploymentStatusChanged`) by their `set`.
+// Event types are `${kind}<Suffix>`; recognised by suffix, and patch events (`${kind}Updated` and
+// area actions such as `DeploymentStatusChanged`) by their `set`.
 // ('NoteUndeleted' does not end with 'Deleted': the suffix match is case-sensitive.)
 const isCreated = (event: ResourceEvent): event is Created => event.type.endsWith('Created');
 const isPatch = (event: ResourceEvent): event is Patch => isPlainObject((event.data as Partial<PatchData>).set);
@@ -44,23 +44,32 @@ const isUndeleted = (event: ResourceEvent): event is Undeleted => event.type.end
 const RESERVED_SUFFIX = /(Created|Deleted|Undeleted)$/;
 
 /**
- * Folds one resource event onto a resource. The aggregate's evolve and the read-model projector both use
- * it, so the stored document can never differ from the aggregate state (extra fields such as `_org` and
- * `_pos` on a read-model document pass through untouched).
+ * What one resource event does to the resource: a whole new resource (Created), or dotted paths to
+ * set and then paths to remove (`$set`/`$unset` semantics). The fold below applies it, and the
+ * read-model projection (resource.projection.ts) turns the same change into its update, so the
+ * stored document cannot differ from the aggregate state. Null: not a resource event.
  */
+export type ResourceChange = { replace: Resource } | { set: Record<string, unknown>; unset: readonly string[] };
+
+export function resourceChange(event: ResourceEvent): ResourceChange | null {
+  if (isCreated(event)) return { replace: event.data.resource };
+  if (isPatch(event)) return { set: { ...event.data.set, updateTime: event.data.updateTime }, unset: event.data.unset };
+  if (isUndeleted(event)) return { set: { updateTime: event.data.updateTime }, unset: ['deleteTime'] };
+  if (isDeleted(event)) return { set: { deleteTime: event.data.deleteTime }, unset: [] };
+  return null;
+}
+
+/** Folds one resource event onto a resource (the aggregate's evolve), by its ResourceChange. */
 export function applyResourceEvent(resource: Resource | null, event: ResourceEvent): Resource | null {
-  if (isCreated(event)) return event.data.resource;
+  const change = resourceChange(event);
+  if (change === null) throw new Error(`unknown resource event type ${event.type}`);
+  if ('replace' in change) return change.replace;
   // A corrupt stream is a bug, not a user error: throwing lets the projector park the event.
   if (resource === null) throw new Error(`${event.type} applied to a resource that was never created`);
-  if (isPatch(event)) {
-    let next = resource;
-    for (const [path, value] of Object.entries(event.data.set)) next = setPath(next, path, value);
-    for (const path of event.data.unset) next = unsetPath(next, path);
-    return { ...next, updateTime: event.data.updateTime };
-  }
-  if (isUndeleted(event)) return { ...unsetPath(resource, 'deleteTime'), updateTime: event.data.updateTime };
-  if (isDeleted(event)) return { ...resource, deleteTime: event.data.deleteTime };
-  throw new Error(`unknown resource event type ${(event as { type: string }).type}`);
+  let next = resource;
+  for (const [path, value] of Object.entries(change.set)) next = setPath(next, path, value);
+  for (const path of change.unset) next = unsetPath(next, path);
+  return next;
 }
 
 export function resourceDecider(spec: ResourceSpec): Decider<ResourceState, ResourceCommand, ResourceEvent> {

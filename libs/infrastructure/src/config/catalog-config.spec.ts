@@ -3,7 +3,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { serviceDimensionSpec, serviceSpec } from '@svc/domain/catalog/service.resource';
 import { SqliteReadStore } from '../read-store/sqlite-read-store';
-import { catalogSeeds } from './catalog-config';
+import { catalogSeeds } from './catalog-seeds';
 import { parseOperatorConfig } from './operator-config';
 
 const withServices = (services: unknown) => ({ organizations: [{ id: 'acme', services }] });

@@ -8,19 +8,13 @@ import {
   CATALOG_ID_PATTERN,
   SERVICE_DIMENSION_FIELDS,
   SERVICE_FIELDS,
-  serviceDimensionSpec,
-  serviceSpec,
   validateService,
   validateServiceDimension,
 } from '@svc/domain/catalog/service.resource';
 import { DomainError } from '@svc/domain/shared/domain-error';
 import type { JsonObject } from '@svc/domain/shared/json-path';
-import { parentName, storeOf } from '@svc/domain/shared/resource';
-import type { ReadStore } from '../read-store/read-store.port';
 import { camelToSnake, snakeToCamel } from '../wire';
 import { addIssue, mapping } from './config-schema';
-import type { OrganizationConfig } from './operator-config';
-import type { Seed } from './seeds';
 
 export interface ServiceConfig {
   id: string;
@@ -93,35 +87,3 @@ export const serviceList = () =>
       });
     })
     .nullish();
-
-/**
- * The catalog's seeds: each configured service, then each of its dimensions, made to match the file
- * (`replace`); services and dimensions still live in the read model but gone from the file are
- * deleted (a service that comes back is undeleted by its Sync).
- */
-export async function catalogSeeds(org: OrganizationConfig, reads: ReadStore): Promise<Seed[]> {
-  const seeds: Seed[] = [];
-  const wanted = new Set<string>();
-  for (const service of org.services) {
-    const name = `${serviceSpec.collection}/${service.id}`;
-    wanted.add(name);
-    seeds.push({ spec: serviceSpec, id: service.id, resource: service.resource, mode: 'replace' });
-    for (const dimension of service.dimensions) {
-      wanted.add(`${name}/${serviceDimensionSpec.collection}/${dimension.id}`);
-      seeds.push({ spec: serviceDimensionSpec, id: dimension.id, parent: name, resource: dimension.resource, mode: 'replace' });
-    }
-  }
-  const live = { $and: [{ _org: org.id }, { deleteTime: { $exists: false } }] };
-  // Dimensions go before their service, the reverse of creation.
-  for (const doc of await reads.collection(storeOf(serviceDimensionSpec)).find(live, { sort: { name: 1 } })) {
-    const name = doc.name as string;
-    if (!wanted.has(name)) {
-      seeds.push({ spec: serviceDimensionSpec, id: name.slice(name.lastIndexOf('/') + 1), parent: parentName(name), resource: null, mode: 'replace' });
-    }
-  }
-  for (const doc of await reads.collection(storeOf(serviceSpec)).find(live, { sort: { name: 1 } })) {
-    const name = doc.name as string;
-    if (!wanted.has(name)) seeds.push({ spec: serviceSpec, id: name.slice(name.indexOf('/') + 1), resource: null, mode: 'replace' });
-  }
-  return seeds;
-}

@@ -8,26 +8,9 @@ import {
   DEFAULT_ISSUE_NOTIFICATION_POLICY,
   issueNotificationPolicySpec,
 } from '@svc/domain/notificationpolicy/issue-notification-policy.resource';
-import type { JsonObject } from '@svc/domain/shared/json-path';
-import type { ResourceSpec } from '@svc/domain/shared/resource';
-import type { ReadStore } from '../read-store/read-store.port';
 import { systemTagSeeds } from '../tags/system-tags.seed';
-import { catalogSeeds } from './catalog-config';
-import type { OrganizationConfig } from './operator-config';
-
-export interface Seed {
-  spec: ResourceSpec;
-  id: string;
-  /** Name of the parent of a nested resource (`services/checkout` for its dimensions). */
-  parent?: string;
-  /** The resource as it should be (settable and output fields, no name or times); null deletes it. */
-  resource: JsonObject | null;
-  /** `replace` makes it match; `ensure` only creates it when missing (users may edit it afterwards). */
-  mode: 'replace' | 'ensure';
-}
-
-/** One area's seeds for an organization; may read the current read model (to delete what is gone). */
-export type SeedSource = (org: OrganizationConfig, reads: ReadStore) => Promise<Seed[]>;
+import { catalogSeeds } from './catalog-seeds';
+import type { SeedSource } from './seed';
 
 /** Every area's seed source, applied in this order after the organization and its access. */
 export const SEED_SOURCES: readonly SeedSource[] = [

@@ -15,8 +15,8 @@ export interface ProjectedEvent {
 }
 
 /**
- * A projection maps events to read-store operations; it does no I/O. The runner batches the
- * operations of many events into one commit together with the projection's checkpoint.
+ * A projection maps events to read-store operations; it does no I/O. applyPage (apply-page.ts)
+ * batches the operations of many events into one commit together with the projection's checkpoint.
  */
 export interface Projection {
   /** Also the checkpoint name. Bump `version` when the projected shape changes, then rebuild. */

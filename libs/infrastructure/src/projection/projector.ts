@@ -8,12 +8,12 @@ import {
   START,
   type Subscription,
 } from '../event-store/event-store.port';
-import type { ParkedEvent, ProjectionBatch, ReadStore, WriteOp } from '../read-store/read-store.port';
+import type { ReadStore } from '../read-store/read-store.port';
+import { applyPage } from './apply-page';
 import { batched } from './batched';
 import type { ProjectorState, ProjectorStatus } from './heartbeat';
-import { parkedEvent, projectEvent } from './ops';
-import type { Projection, ProjectedEvent } from './projection';
-import { ProjectionRunner, projectionProgress, toProjected } from './runner';
+import type { Projection } from './projection';
+import { rebuildProjection } from './rebuild';
 import { type BackoffOptions, describeError, type RetryNotice, SupervisedLoop } from './supervisor';
 
 const PAGE_SIZE = 1000;
@@ -40,7 +40,6 @@ export interface ProjectorOptions {
  * checkpoints, forever. Only a handler that throws on an event parks that event (see ops.ts).
  */
 export class Projector {
-  private readonly runners: Map<string, ProjectionRunner>;
   /** Committed position per projection (what the read store holds). */
   private readonly checkpoints = new Map<string, Position>();
   private readonly loop: SupervisedLoop;
@@ -58,7 +57,6 @@ export class Projector {
     readonly projections: readonly Projection[],
     private readonly options: ProjectorOptions = {},
   ) {
-    this.runners = new Map(projections.map((p) => [p.name, new ProjectionRunner(events, reads, p)]));
     const logger = new Logger('projector');
     this.log = options.log ?? ((line) => logger.warn(line));
     this.current = { state: 'stopped', failingSince: null, retry: null, lastError: null, positions: {} };
@@ -115,13 +113,13 @@ export class Projector {
 
   /** Rebuilds one projection from position 0 while the others pause, then resumes them all. */
   async rebuild(name: string): Promise<{ events: number; position: Position }> {
-    const runner = this.runners.get(name);
-    if (!runner) throw new Error(`unknown projection '${name}'`);
+    const projection = this.projections.find((p) => p.name === name);
+    if (!projection) throw new Error(`unknown projection '${name}'`);
     const running = !this.loop.stopped;
     await this.loop.stop();
     this.setState('rebuilding');
     try {
-      return await runner.rebuild();
+      return await rebuildProjection(this.events, this.reads, projection);
     } finally {
       if (running) await this.start();
       else this.setState('stopped');
@@ -164,36 +162,12 @@ export class Projector {
     await this.subscription?.unsubscribe().catch(() => undefined);
   }
 
+  /** One page for every projection past whose checkpoint it lies, committed together (apply-page.ts). */
   private async apply(page: RecordedEvent[]): Promise<void> {
-    const decoded: Array<{ record: RecordedEvent; projected: ProjectedEvent | null }> = page.map((record) => ({ record, projected: null }));
-    const batches: ProjectionBatch[] = [];
-    const parked: ParkedEvent[] = [];
-    for (const projection of this.projections) {
-      const checkpoint = this.checkpoints.get(projection.name) ?? START;
-      const ops: WriteOp[] = [];
-      let last: Position | null = null;
-      for (const item of decoded) {
-        if (comparePositions(item.record.position, checkpoint) <= 0) continue;
-        last = item.record.position;
-        if (item.record.type.startsWith('$')) continue;
-        try {
-          item.projected ??= toProjected(item.record);
-          ops.push(...projectEvent(projection, item.projected));
-        } catch (error) {
-          parked.push(parkedEvent(projection.name, item.record, error));
-        }
-      }
-      if (last) batches.push({ checkpoint: projection.name, position: last, ops });
-    }
+    const lanes = this.projections.map((projection) => ({ projection, after: this.checkpoints.get(projection.name) ?? START }));
+    const { batches } = await applyPage(this.reads, page, lanes);
     if (batches.length === 0) return;
-    // From here on every failure is the store's: it propagates, the checkpoints stay where they are,
-    // and the page is delivered again after the resubscription. Re-parking an event is idempotent.
-    for (const event of parked) await this.reads.park(event);
-    await this.reads.commitMany(batches);
-    for (const batch of batches) {
-      this.checkpoints.set(batch.checkpoint, batch.position);
-      projectionProgress.emit('progress', batch.checkpoint, batch.position);
-    }
+    for (const batch of batches) this.checkpoints.set(batch.checkpoint, batch.position);
     this.progressed();
   }
 

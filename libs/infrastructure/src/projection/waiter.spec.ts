@@ -1,5 +1,5 @@
 import type { Position } from '../event-store/event-store.port';
-import { projectionProgress } from './runner';
+import { projectionProgress } from './apply-page';
 import { type CheckpointSource, ProjectionWaiter } from './waiter';
 
 const at = (commit: number): Position => ({ commit: BigInt(commit), prepare: BigInt(commit) });

@@ -1,6 +1,6 @@
 import { comparePositions, type Position } from '../event-store/event-store.port';
 import type { ReadStore } from '../read-store/read-store.port';
-import { projectionProgress } from './runner';
+import { projectionProgress } from './apply-page';
 
 /** Where the waiter reads how far each projection has got (the read store, across processes). */
 export type CheckpointSource = Pick<ReadStore, 'getCheckpoint'>;

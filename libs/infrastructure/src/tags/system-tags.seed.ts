@@ -1,5 +1,5 @@
 import { SYSTEM_TAGS, SYSTEM_TAG_PREFIX, systemTagResource, tagSpec } from '@svc/domain/tags/tag.resource';
-import type { Seed, SeedSource } from '../config/seeds';
+import type { Seed, SeedSource } from '../config/seed';
 
 /**
  * Every organization holds exactly the service's current system tags: each is synced (`replace`, so a

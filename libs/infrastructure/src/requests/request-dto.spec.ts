@@ -1,7 +1,9 @@
+// Nest loaded this before (through method-registry); the DTO decorators read design-time type metadata.
+import 'reflect-metadata';
 import { Type } from 'class-transformer';
 import { IsObject, IsOptional, IsString } from 'class-validator';
 import { Int64 } from '@svc/contracts/shared/requests';
-import { parseRequest } from './method-registry';
+import { parseRequest } from './parse-request';
 
 class Thing {
   @IsOptional() @IsString() title?: string;

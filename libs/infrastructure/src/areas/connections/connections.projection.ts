@@ -1,5 +1,5 @@
 import type { ConnectionEvent } from '@svc/domain/connections/connection.decider';
-import { docId, type Projection } from '@svc/infrastructure/projection/projection';
+import { docId, type Projection } from '../../projection/projection';
 
 /** Connections from the operator configuration; secrets stay sealed (references or ciphertext). */
 export const connectionsProjection: Projection = {

@@ -1,18 +1,10 @@
-import {
-  SERVICE_REVISIONS_STORE as SERVICE_REVISIONS,
-  serviceDimensionsApi,
-  serviceRevisionsApi,
-  servicesApi,
-} from '@svc/contracts/catalog/catalog.contract';
+import { SERVICE_REVISIONS_STORE as SERVICE_REVISIONS, serviceRevisionsApi } from '@svc/contracts/catalog/catalog.contract';
 import { serviceRevisionOf } from '@svc/domain/catalog/service-revision';
-import { serviceDimensionSpec, serviceSpec } from '@svc/domain/catalog/service.resource';
+import { serviceSpec } from '@svc/domain/catalog/service.resource';
 import { resourceStreamId, type ResourceEvent } from '@svc/domain/shared/resource';
-import { docId, type Projection } from '@svc/infrastructure/projection/projection';
-import { changelogIndexes, resourceProjection } from '@svc/infrastructure/projection/resource.projection';
-import { withEtag } from '@svc/infrastructure/wire/etag';
-
-export const servicesProjection = resourceProjection(serviceSpec, servicesApi);
-export const serviceDimensionsProjection = resourceProjection(serviceDimensionSpec, serviceDimensionsApi);
+import { docId, type Projection } from '../../projection/projection';
+import { changelogIndexes } from '../../projection/resource.projection';
+import { withEtag } from '../../wire/etag';
 
 /**
  * Service revisions are a view of each service's own stream: one document per event, written when
@@ -35,5 +27,3 @@ export const serviceRevisionsProjection: Projection = {
     return [{ op: 'update', collection: SERVICE_REVISIONS, id: docId(e.org, revision.name), pos: e.pos, update: { $set: doc }, upsert: true }];
   },
 };
-
-export const catalogProjections: readonly Projection[] = [servicesProjection, serviceDimensionsProjection, serviceRevisionsProjection];

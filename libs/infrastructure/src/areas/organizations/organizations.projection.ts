@@ -1,5 +1,5 @@
 import type { ApiKeyEvent, OrganizationEvent } from '@svc/domain/organizations/organization.decider';
-import { docId, type Projection } from '@svc/infrastructure/projection/projection';
+import { docId, type Projection } from '../../projection/projection';
 
 /**
  * Organizations and API keys. Key documents are keyed by the key's username alone (`apikey|<id>`):

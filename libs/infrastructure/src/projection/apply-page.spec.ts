@@ -7,11 +7,11 @@ import { SqliteReadStore } from '../read-store';
 import type { Projection } from './projection';
 import { docId } from './projection';
 import { Projector } from './projector';
-import { ProjectionRunner } from './runner';
+import { applyPage, type Target } from './apply-page';
 
 /**
- * The runner against the real SQLite stores. The test projection counts events with `$inc`, which
- * is not idempotent by itself: only the runner's position guard keeps a re-delivery from counting twice.
+ * Applying pages against the real SQLite stores. The test projection counts events with `$inc`, which
+ * is not idempotent by itself: only the position guard keeps a re-delivery from counting twice.
  */
 const counters: Projection = {
   name: 'counters',
@@ -36,11 +36,12 @@ const counters: Projection = {
 
 const LIVE = { checkpoint: 'counters', collections: { counters: 'counters' } };
 
-describe('ProjectionRunner (SQLite stores)', () => {
+describe('applyPage (SQLite stores)', () => {
   let dir: string;
   let events: SqliteEventStore;
   let reads: SqliteReadStore;
-  let runner: ProjectionRunner;
+  /** One page for the counters alone, into `target` (as a rebuild applies its pages). */
+  const runner = { apply: (page: RecordedEvent[], target: Target) => applyPage(reads, page, [{ projection: counters, target }]) };
   /** Live processing of the same projection (the projector's subscription, as in production). */
   let live: Projector;
 
@@ -48,7 +49,6 @@ describe('ProjectionRunner (SQLite stores)', () => {
     dir = mkdtempSync(join(tmpdir(), 'svc-runner-'));
     events = new SqliteEventStore({ file: join(dir, 'events.db') });
     reads = new SqliteReadStore({ file: join(dir, 'read.db') });
-    runner = new ProjectionRunner(events, reads, counters);
     live = new Projector(events, reads, [counters]);
   });
 

@@ -12,10 +12,10 @@ import {
 import { deploymentSpec, environmentOf, STATUS_CHANGED, type StatusEventPayload } from '@svc/domain/deployments/deployment.resource';
 import type { PatchData, Resource } from '@svc/domain/shared/resource';
 import { resourceStreamId } from '@svc/domain/shared/resource';
-import { combineProjections } from '@svc/infrastructure/projection/combine';
-import { docId, type ProjectedEvent, type Projection } from '@svc/infrastructure/projection/projection';
-import { changelogIndexes, resourceProjection } from '@svc/infrastructure/projection/resource.projection';
-import type { WriteOp } from '@svc/infrastructure/read-store/read-store.port';
+import { combineProjections } from '../../projection/combine';
+import { docId, type ProjectedEvent, type Projection } from '../../projection/projection';
+import { changelogIndexes, resourceProjection } from '../../projection/resource.projection';
+import type { WriteOp } from '../../read-store/read-store.port';
 
 const DEPLOYMENT_STREAMS = resourceStreamId(deploymentSpec, '', '').slice(0, -1);
 const CREATED = `${deploymentSpec.kind}Created`;

@@ -1,8 +1,8 @@
 import { roleFilters, roleOrderBy } from '@svc/contracts/roles/roles.contract';
 import type { AccessEvent } from '@svc/domain/roles/access.decider';
-import { ACCESS_STAMP, docId, type ProjectedEvent, type Projection } from '@svc/infrastructure/projection/projection';
-import { indexedPaths } from '@svc/infrastructure/projection/resource.projection';
-import type { WriteOp } from '@svc/infrastructure/read-store/read-store.port';
+import { ACCESS_STAMP, docId, type ProjectedEvent, type Projection } from '../../projection/projection';
+import { indexedPaths } from '../../projection/resource.projection';
+import type { WriteOp } from '../../read-store/read-store.port';
 
 /**
  * The access aggregate as two read models: `roles` (documents in the Role response shape) and

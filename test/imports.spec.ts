@@ -1,0 +1,96 @@
+/**
+ * The import graph, checked statically: no module cycle anywhere in apps/, libs/ and bench/, and no
+ * app (or the bench) reaching inside another app; what two apps share lives in libs/.
+ */
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import * as ts from 'typescript';
+
+const ROOT = path.resolve(__dirname, '..');
+const APPS = ['api', 'projector', 'cli'];
+
+function sources(dir: string): string[] {
+  return fs.readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
+    const file = path.join(dir, entry.name);
+    if (entry.isDirectory()) return sources(file);
+    return file.endsWith('.ts') && !file.endsWith('.spec.ts') && !file.endsWith('.d.ts') ? [file] : [];
+  });
+}
+
+function resolve(from: string, specifier: string): string | null {
+  const alias = /^@svc\/(contracts|domain|infrastructure)(?:\/(.*))?$/.exec(specifier);
+  const base = alias ? path.join(ROOT, 'libs', alias[1], 'src', alias[2] ?? '') : specifier.startsWith('.') ? path.resolve(path.dirname(from), specifier) : null;
+  if (base === null) return null;
+  return [`${base}.ts`, path.join(base, 'index.ts')].find((candidate) => fs.existsSync(candidate)) ?? null;
+}
+
+/** Each file's local imports (type-only ones too: a cycle of types is still a tangle to read). */
+const graph = new Map<string, string[]>();
+for (const file of ['apps', 'libs', 'bench'].flatMap((dir) => sources(path.join(ROOT, dir)))) {
+  const source = ts.createSourceFile(file, fs.readFileSync(file, 'utf8'), ts.ScriptTarget.ES2022);
+  const imports: string[] = [];
+  source.forEachChild((node) => {
+    if ((ts.isImportDeclaration(node) || ts.isExportDeclaration(node)) && node.moduleSpecifier && ts.isStringLiteral(node.moduleSpecifier)) {
+      const target = resolve(file, node.moduleSpecifier.text);
+      if (target) imports.push(target);
+    }
+  });
+  graph.set(file, imports);
+}
+const rel = (file: string) => path.relative(ROOT, file);
+
+/** One cycle through each strongly connected group of files (Tarjan), as paths. */
+function cycles(): string[][] {
+  let counter = 0;
+  const index = new Map<string, number>();
+  const low = new Map<string, number>();
+  const stack: string[] = [];
+  const onStack = new Set<string>();
+  const found: string[][] = [];
+  const visit = (v: string) => {
+    index.set(v, counter);
+    low.set(v, counter++);
+    stack.push(v);
+    onStack.add(v);
+    for (const w of graph.get(v) ?? []) {
+      if (!index.has(w)) {
+        visit(w);
+        low.set(v, Math.min(low.get(v)!, low.get(w)!));
+      } else if (onStack.has(w)) low.set(v, Math.min(low.get(v)!, index.get(w)!));
+    }
+    if (low.get(v) !== index.get(v)) return;
+    const group: string[] = [];
+    let w: string;
+    do {
+      w = stack.pop()!;
+      onStack.delete(w);
+      group.push(rel(w));
+    } while (w !== v);
+    if (group.length > 1) found.push(group.sort());
+  };
+  for (const v of graph.keys()) if (!index.has(v)) visit(v);
+  return found;
+}
+
+describe('imports', () => {
+  it('form no cycle', () => {
+    expect(cycles()).toEqual([]);
+  });
+
+  it('never reach from one app (or the bench) into another app', () => {
+    const crossing: string[] = [];
+    for (const [file, imports] of graph) {
+      const owner = rel(file).split(path.sep);
+      for (const target of imports) {
+        const [top, app] = rel(target).split(path.sep);
+        if (top === 'apps' && !(owner[0] === 'apps' && owner[1] === app)) crossing.push(`${rel(file)} -> ${rel(target)}`);
+      }
+    }
+    expect(crossing).toEqual([]);
+  });
+
+  it('are all resolved to files that exist (the check above sees every local import)', () => {
+    expect(graph.size).toBeGreaterThan(100);
+    expect(APPS.every((app) => [...graph.keys()].some((file) => rel(file).startsWith(`apps${path.sep}${app}${path.sep}`)))).toBe(true);
+  });
+});
