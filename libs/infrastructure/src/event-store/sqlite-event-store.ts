@@ -2,6 +2,7 @@ import { EventEmitter } from 'node:events';
 import { resolve as resolvePath } from 'node:path';
 import Database from 'better-sqlite3';
 import { checkAppendSize } from './append-limit';
+import { SqliteSubscription } from './sqlite-subscription';
 import { WalCheckpointer } from './wal-checkpointer';
 import {
   AppendResult,
@@ -394,12 +395,12 @@ export class SqliteEventStore implements EventStore {
     this.db.close();
   }
 
-  /** @internal One page of events after `pos`, for subscriptions. */
+  /** One page of events after `pos`, for subscriptions (SubscriptionSource). */
   pageAfter(pos: bigint): RecordedEvent[] {
     return decodeRows(this.stmt.allForwards.all(pos, SUBSCRIPTION_PAGE));
   }
 
-  /** @internal Resolves on the next in-process append, after the poll interval, or when `cancel` is called. */
+  /** Resolves on the next in-process append, after the poll interval, or when `cancel` is called. */
   waitForAppend(register: (cancel: () => void) => void): Promise<void> {
     return new Promise((resolve) => {
       const done = (): void => {
@@ -415,58 +416,6 @@ export class SqliteEventStore implements EventStore {
 
   private assertOpen(): void {
     if (this.closed) throw new Error('SqliteEventStore is closed');
-  }
-}
-
-/**
- * Catch-up then live: reads pages after the last delivered position until a page comes back empty,
- * then waits for an in-process append or the poll interval and reads again. Because it always resumes
- * from the last delivered `pos` (gap-safe, see SqliteEventStore), it never skips, repeats or reorders.
- */
-class SqliteSubscription implements Subscription {
-  private closed = false;
-  private started = false;
-  private cancelWait: (() => void) | undefined;
-
-  constructor(
-    private readonly store: SqliteEventStore,
-    private last: bigint,
-    private readonly onClose: () => void,
-  ) {}
-
-  [Symbol.asyncIterator](): AsyncIterator<RecordedEvent> {
-    // Single consumer: a second iterator would share `last` and split the events between them.
-    if (this.started) throw new Error('a subscription can be iterated only once');
-    this.started = true;
-    return this.run();
-  }
-
-  private async *run(): AsyncGenerator<RecordedEvent> {
-    try {
-      while (!this.closed) {
-        const page = this.store.pageAfter(this.last);
-        if (page.length === 0) {
-          await this.store.waitForAppend((cancel) => (this.cancelWait = cancel));
-          this.cancelWait = undefined;
-          continue;
-        }
-        for (const event of page) {
-          if (this.closed) return;
-          this.last = event.position.commit;
-          yield event;
-        }
-      }
-    } finally {
-      // Also reached when the consumer breaks out of its loop.
-      this.closed = true;
-      this.onClose();
-    }
-  }
-
-  async unsubscribe(): Promise<void> {
-    this.closed = true;
-    this.cancelWait?.();
-    this.onClose();
   }
 }
 

@@ -1,0 +1,59 @@
+import type { RecordedEvent, Subscription } from './event-store.port';
+
+/** What a subscription needs of the SQLite event store: pages of the log and a wake-up on appends. */
+export interface SubscriptionSource {
+  pageAfter(pos: bigint): RecordedEvent[];
+  waitForAppend(register: (cancel: () => void) => void): Promise<void>;
+}
+
+/**
+ * Catch-up then live: reads pages after the last delivered position until a page comes back empty,
+ * then waits for an in-process append or the poll interval and reads again. Because it always resumes
+ * from the last delivered `pos` (gap-safe, see sqlite-event-store.ts), it never skips, repeats or reorders.
+ */
+export class SqliteSubscription implements Subscription {
+  private closed = false;
+  private started = false;
+  private cancelWait: (() => void) | undefined;
+
+  constructor(
+    private readonly store: SubscriptionSource,
+    private last: bigint,
+    private readonly onClose: () => void,
+  ) {}
+
+  [Symbol.asyncIterator](): AsyncIterator<RecordedEvent> {
+    // Single consumer: a second iterator would share `last` and split the events between them.
+    if (this.started) throw new Error('a subscription can be iterated only once');
+    this.started = true;
+    return this.run();
+  }
+
+  private async *run(): AsyncGenerator<RecordedEvent> {
+    try {
+      while (!this.closed) {
+        const page = this.store.pageAfter(this.last);
+        if (page.length === 0) {
+          await this.store.waitForAppend((cancel) => (this.cancelWait = cancel));
+          this.cancelWait = undefined;
+          continue;
+        }
+        for (const event of page) {
+          if (this.closed) return;
+          this.last = event.position.commit;
+          yield event;
+        }
+      }
+    } finally {
+      // Also reached when the consumer breaks out of its loop.
+      this.closed = true;
+      this.onClose();
+    }
+  }
+
+  async unsubscribe(): Promise<void> {
+    this.closed = true;
+    this.cancelWait?.();
+    this.onClose();
+  }
+}
