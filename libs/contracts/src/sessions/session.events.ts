@@ -14,10 +14,10 @@
  */
 
 /** An Any as the wire carries it: `@type` plus the message's fields (an Activity: one variant key). */
-export interface AnyMessage {
+export type AnyMessage = {
   '@type': string;
   [field: string]: unknown;
-}
+};
 
 /** `<type_host>/svc.nxagent.v1.Activity`: the full name after the type host. */
 export const ACTIVITY_TYPE = 'svc.nxagent.v1.Activity';
@@ -40,7 +40,7 @@ export const SESSION_RUNTIME_NXL = 'SESSION_RUNTIME_NXL';
 export const REASONING_EFFORTS = ['low', 'medium', 'high'] as const;
 
 /** The session resource as stored and served (response shape, lowerCamelCase). */
-export interface SessionResource {
+export type SessionResource = {
   name: string;
   associatedResources?: string[];
   title?: string;
@@ -61,31 +61,31 @@ export interface SessionResource {
   createTime: string;
   updateTime: string;
   deleteTime?: string;
-}
+};
 
 /** `SessionCreated`: the session with every setting it was created with. */
-export interface SessionCreatedData {
+export type SessionCreatedData = {
   resource: SessionResource;
-}
+};
 
 /** `SessionUpdated`: UpdateSession (only `associatedResources` is settable after creation). */
-export interface SessionUpdatedData {
+export type SessionUpdatedData = {
   set: { associatedResources?: string[] };
   unset: string[];
   updateTime: string;
-}
+};
 
 /** `SessionDeleted`: soft delete; the stream stays and Get still answers. */
-export interface SessionDeletedData {
+export type SessionDeletedData = {
   deleteTime: string;
-}
+};
 
 /**
  * `SessionMessagesWritten`: one append of messages (one Write, the initial messages of a create, or
  * one commit of the runtime). `firstOffset` is the 0-based offset of messages[0]; the session's
  * length after it is firstOffset + messages.length.
  */
-export interface SessionMessagesWrittenData {
+export type SessionMessagesWrittenData = {
   firstOffset: number;
   /** The Activity Anys exactly as accepted (their `@type` and variant key). */
   messages: AnyMessage[];
@@ -97,7 +97,7 @@ export interface SessionMessagesWrittenData {
   /** Runtime writes: the turn these messages belong to (see SessionTurnRequested). */
   turnId?: string;
   writeTime: string;
-}
+};
 
 /**
  * `SessionTurnRequested`: a checkpoint write asks the agent to process everything before
@@ -105,53 +105,53 @@ export interface SessionMessagesWrittenData {
  * derived from the log, `turn-<firstOffset of the checkpoint write>`, so a runtime that crashed
  * mid-turn finds the same turn again and its writes (carrying the turnId) are recognised.
  */
-export interface SessionTurnRequestedData {
+export type SessionTurnRequestedData = {
   turnId: string;
   throughOffset: number;
   requestTime: string;
-}
+};
 
 /** `SessionTurnStarted`: the runtime took the turn (once per turn; a restart does not repeat it). */
-export interface SessionTurnStartedData {
+export type SessionTurnStartedData = {
   turnId: string;
   startTime: string;
-}
+};
 
 /** `SessionTurnCompleted`: the runtime finished the turn (once per turn; a retry is a no-op). */
-export interface SessionTurnCompletedData {
+export type SessionTurnCompletedData = {
   turnId: string;
   completeTime: string;
-}
+};
 
 /** `SessionStatusChanged`: STATUS_EXECUTING when a turn is requested, STATUS_WAITING when none is left. */
-export interface SessionStatusChangedData {
+export type SessionStatusChangedData = {
   status: SessionStatus;
   turnId?: string;
   changeTime: string;
-}
+};
 
-export interface ProposedIssue {
+export type ProposedIssue = {
   title: string;
   description: string;
-}
+};
 
 /** `SessionConcluded`: the agent's conclusion (DescribeSessions `conclusion`). */
-export interface SessionConcludedData {
+export type SessionConcludedData = {
   done: { message: string; issues: ProposedIssue[] };
   turnId?: string;
   concludeTime: string;
-}
+};
 
 /**
  * `SessionNameClaimed` on the global stream `sessionowner-<session name>`
  * (`sessionowner-agents/triage/sessions/s1`), appended with expected revision "no stream" before
  * the session stream is created: a session name belongs to one organization.
  */
-export interface SessionNameClaimedData {
+export type SessionNameClaimedData = {
   org: string;
   name: string;
   claimTime: string;
-}
+};
 
 export const SESSION_EVENTS = {
   created: 'SessionCreated',
