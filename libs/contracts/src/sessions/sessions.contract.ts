@@ -5,9 +5,24 @@ import { WRITE_MODES } from './session.events';
 
 export const AGENT_SERVICE = 'svc.nxagent.v2.AgentService';
 
-/** UpdateSession's settable field (the others are accepted only by CreateSession). */
+/**
+ * The session's settable fields (the kit's `session` object on UpdateSession). Only
+ * associatedResources changes after creation; the others are create-only (CreateSession takes them
+ * at the top level of its request) and an update ignores them; mockTime is LaunchBacktest's.
+ */
 export class SessionInput {
   @IsOptional() @IsArray() @IsString({ each: true }) associatedResources?: string[];
+  @IsOptional() @IsString() title?: string;
+  @IsOptional() @IsBoolean() incognito?: boolean;
+  @IsOptional() @IsBoolean() automated?: boolean;
+  @IsOptional() @IsBoolean() dryRun?: boolean;
+  @IsOptional() @IsString() runtime?: string;
+  @IsOptional() @IsString() bashPrelude?: string;
+  @IsOptional() @IsObject() inputs?: Record<string, unknown>;
+  @IsOptional() @IsString() compatProvider?: string;
+  @IsOptional() @IsString() compatModel?: string;
+  @IsOptional() @IsString() compatReasoningEffort?: string;
+  @IsOptional() @IsString() mockTime?: string;
 }
 
 /** Get / Update / Delete by the resource kit; CreateSession, List and Describe are the area's own. */
