@@ -9,6 +9,7 @@ const int = (value: string) => ({ '@type': `${HOST}/google.protobuf.Int64Value`,
 
 interface Session {
   name: string;
+  title?: string;
   associatedResources?: string[];
   incognito?: boolean;
   dryRun?: boolean;
