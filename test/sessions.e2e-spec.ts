@@ -85,6 +85,8 @@ describe('sessions (svc.nxagent.v2.AgentService: session methods)', () => {
   });
 
   it('CreateSession validates inputs against the agent\'s declared entry inputs, naming the input', async () => {
+    const badDeclaration = await rpc('CreateAgent', { agent_id: 'bad', agent: { entry_inputs: [{ name: 'x', type: 'FLOAT' }] } });
+    expectError(badDeclaration, 'INVALID_ARGUMENT', /entry_inputs\[0\]\.type must be one of STRING, INT64, DOUBLE, BOOL/);
     const nxl = (inputs: Record<string, unknown>) => create({ runtime: 'SESSION_RUNTIME_NXL', inputs });
     expectError(await nxl({ service_name: int('3') }), 'INVALID_ARGUMENT', /inputs\.service_name must be an Any of @type 'type.googleapis.com\/google.protobuf.StringValue'/);
     expectError(await nxl({ service_name: str('a'), window: int('3') }), 'INVALID_ARGUMENT', /inputs\.window must be an Any of @type '.*AnyList'/);
