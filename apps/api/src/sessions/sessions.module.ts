@@ -1,4 +1,4 @@
-import { Injectable, Module, type OnModuleInit } from '@nestjs/common';
+import { Inject, Injectable, Module, type OnModuleInit } from '@nestjs/common';
 import { QueryBus } from '@nestjs/cqrs';
 import {
   CreateSessionRequest,
@@ -16,7 +16,6 @@ import { sessionSpec } from '@svc/domain/sessions/session.resource';
 import { normaliseTime } from '@svc/domain/shared/time';
 import { READ_STORE } from '@svc/infrastructure/nest/tokens';
 import type { ReadStore } from '@svc/infrastructure/read-store/read-store.port';
-import { Inject } from '@nestjs/common';
 import { actorOf } from '../auth/principal';
 import { MethodRegistry, type MethodCall } from '../http/method-registry';
 import { defineMethod, listMethod } from '../resource-kit/method-builders';
