@@ -14,7 +14,8 @@
  *   BENCH_HOT_RESOURCES    notes they all update (default 8)
  *   BENCH_LAG_SAMPLES      projection-lag samples (default max(100, 30 x BENCH_SECONDS))
  *   BENCH_REBUILD_EVENTS   events in the log before the rebuild (default 100000)
- *   BENCH_PHASES           comma list of create,get,list,hot,lag,rebuild (default all)
+ *   BENCH_SESSION_MESSAGES messages in the long session the session phase reads from its end (default 10000)
+ *   BENCH_PHASES           comma list of create,get,list,hot,lag,rebuild,session (default all)
  *   BENCH_PROFILE          api | projector | both: run that process under --cpu-prof, print its hot functions
  *   BENCH_READ_WAIT_MS     passed to the api as SVC_READ_WAIT_MS (diagnostic: 0 = commands do not wait for projections)
  *   BENCH_KEEP=1           keep the data directory (and profiles); BENCH_VERBOSE=1 echoes the processes' output
@@ -28,11 +29,12 @@ import { Client, type LoadResult, runCount, runLoad } from './load';
 import { type LagResult, measureLag } from './lag';
 import { formatProfile, newestProfile, summarizeProfile } from './profile';
 import { measureRebuild, type RebuildResult, seedEvents, type SeedResult } from './rebuild';
+import { seedLongSession } from './session';
 import { LISTER, Stack, WRITER } from './stack';
 import { fmtMs, fmtRate } from './stats';
 
 const NOTES = '/svc.notes.v1.NotesService';
-const PHASES = ['create', 'get', 'list', 'hot', 'lag', 'rebuild'] as const;
+const PHASES = ['create', 'get', 'list', 'hot', 'lag', 'rebuild', 'session'] as const;
 type Phase = (typeof PHASES)[number];
 
 interface Settings {
@@ -44,6 +46,7 @@ interface Settings {
   hotResources: number;
   lagSamples: number;
   rebuildEvents: number;
+  sessionMessages: number;
   phases: Set<Phase>;
   profile: { api: boolean; projector: boolean };
   keep: boolean;
@@ -76,6 +79,7 @@ function loadSettings(): Settings {
     hotResources: Math.round(numberEnv('BENCH_HOT_RESOURCES', 8)),
     lagSamples: Math.round(numberEnv('BENCH_LAG_SAMPLES', Math.max(100, 30 * seconds))),
     rebuildEvents: Math.round(numberEnv('BENCH_REBUILD_EVENTS', 100_000)),
+    sessionMessages: Math.round(numberEnv('BENCH_SESSION_MESSAGES', 10_000)),
     phases: new Set(phaseList as Phase[]),
     profile: { api: ['api', 'both', '1'].includes(profile), projector: ['projector', 'both'].includes(profile) },
     keep: process.env.BENCH_KEEP === '1',
@@ -278,6 +282,26 @@ async function main(): Promise<void> {
         { measure: `ListNotes throughput (filter, ${settings.listNotes / 1000}k notes)`, result: fmtRate(r.rate), target: '>= 500/s', pass: r.rate >= 500 },
         { measure: 'ListNotes latency p99', result: fmtMs(r.latency.p99), target: '' },
         { measure: 'ListNotes errors (non-200)', result: String(r.errors), target: '0', pass: r.errors === 0 },
+      );
+    }
+
+    // Read from the end of a long session (issue 9: Read must stay fast on a long session).
+    if (settings.phases.has('session')) {
+      const n = settings.sessionMessages;
+      log(`writing ${n.toLocaleString('en-US')} messages into one session through Write ...`);
+      const seed = await seedLongSession(writer, n);
+      details.push(`Session seeding: ${n} messages in ${seed.seconds.toFixed(1)} s`);
+      const check = await writer.json<{ messages?: unknown[]; sessionLength?: number }>('/svc.nxagent.v2.AgentService/Read', JSON.parse(seed.readBody));
+      if (check.status !== 200 || check.body.sessionLength !== n || check.body.messages?.length !== Math.min(10, n)) {
+        throw new Error(`Read sanity check failed: ${JSON.stringify(check).slice(0, 500)}`);
+      }
+      log(`Read of the last 10 messages of a ${n}-message session ...`);
+      const r = await runLoad(writer, { ...load, path: '/svc.nxagent.v2.AgentService/Read', body: () => seed.readBody });
+      details.push(loadLine('Read (session end)', r), describeErrors('Read', r));
+      rows.push(
+        { measure: `Read from the end of a ${n / 1000}k-message session`, result: fmtRate(r.rate), target: '' },
+        { measure: 'Read latency p50 / p99', result: `${fmtMs(r.latency.p50)} / ${fmtMs(r.latency.p99)}`, target: '' },
+        { measure: 'Read errors (non-200)', result: String(r.errors), target: '0', pass: r.errors === 0 },
       );
     }
 
