@@ -102,6 +102,9 @@ export interface AgentRuntime {
  * configured) are answered honestly in the session, since retrying cannot help.
  */
 export class RuntimeFault extends Error {
+  /** The provider's Retry-After, when it gave one. */
+  retryAfterMs?: number;
+
   constructor(
     message: string,
     readonly retryable: boolean,
