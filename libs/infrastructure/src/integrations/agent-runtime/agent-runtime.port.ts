@@ -66,8 +66,13 @@ export interface RuntimeAgent {
 export interface TurnInput {
   session: RuntimeSession;
   agent: RuntimeAgent;
-  /** The session's committed messages, offset 0 first (the `@type` of each Any may be present). */
+  /** The conversation so far, in log order: every committed message up to this turn's checkpoint, and the runtime's own. */
   messages: Activity[];
+  /**
+   * What this turn answers: the user messages written since the previous turn's checkpoint, up to
+   * and including this turn's checkpoint write (provisional ones queued in between included).
+   */
+  pending: Activity[];
   /** Identifies the turn; what the turn derives (tool call IDs) derives from it, so a rerun repeats it. */
   turnId: string;
   /** Aborted when the process stops: the runtime gives up without a result. */

@@ -4,11 +4,12 @@ import { BuiltinRuntime, deltasOf, newUserText } from './builtin-runtime';
 const user = (text: string): Activity => ({ user: { text: { text } } });
 const assistant = (text: string): Activity => ({ assistant: { text: { text } } });
 
-function turn(messages: Activity[], options: { tools?: string[]; settings?: Partial<RuntimeSessionSettings> } = {}): TurnInput {
+function turn(pending: Activity[], options: { tools?: string[]; settings?: Partial<RuntimeSessionSettings>; before?: Activity[] } = {}): TurnInput {
   return {
     session: { name: 'agents/triage/sessions/s1', org: 'acme', settings: { dryRun: false, incognito: false, ...options.settings } },
     agent: { name: 'agents/triage', prompt: 'You triage.', enabledTools: options.tools ?? [] },
-    messages,
+    messages: [...(options.before ?? []), ...pending],
+    pending,
     turnId: 'turn-1',
   };
 }
@@ -30,14 +31,15 @@ describe('the built-in runtime', () => {
     expect(outputs.map((o) => o?.text).join('')).toBe('You said: Is checkout down?');
   });
 
-  it('answers only the user text written since its last reply, every time the same way', async () => {
-    const messages = [user('first'), assistant('You said: first'), user('second'), user('third')];
-    const a = await run(turn(messages));
-    const b = await run(turn(messages));
+  it('answers only the user text of the messages its turn covers, every time the same way', async () => {
+    const before = [user('first'), assistant('You said: first')];
+    const pending = [user('second'), { assistant: { text: { text: 'ignored' } } } as Activity, user('third')];
+    const a = await run(turn(pending, { before }));
+    const b = await run(turn(pending, { before }));
     expect(a.result.activities).toEqual([assistant('You said: second third')]);
     expect(b).toEqual(a);
-    expect(newUserText([user('x'), assistant('y')])).toBe('');
-    expect((await run(turn([user('x'), assistant('y')]))).result.activities).toEqual([assistant('Nothing new to answer.')]);
+    expect(newUserText([assistant('y')])).toBe('');
+    expect((await run(turn([], { before }))).result.activities).toEqual([assistant('Nothing new to answer.')]);
   });
 
   it('quotes at most 500 characters of the user text', async () => {

@@ -30,7 +30,7 @@ export class BuiltinRuntime implements AgentRuntime {
   readonly kind = 'builtin';
 
   async runTurn(input: TurnInput, emit: Emit): Promise<TurnResult> {
-    const text = newUserText(input.messages);
+    const text = newUserText(input.pending);
     const named = toolsNamedIn(text);
     const enabled = named.filter((tool) => input.agent.enabledTools.includes(tool)).slice(0, BUILTIN_MAX_TOOL_CALLS);
     const refused = named.filter((tool) => !input.agent.enabledTools.includes(tool));
@@ -61,18 +61,11 @@ export class BuiltinRuntime implements AgentRuntime {
   }
 }
 
-/** The text of the user text messages after the last assistant activity, joined by newlines. */
-export function newUserText(messages: readonly Activity[]): string {
-  let start = 0;
-  for (let i = messages.length - 1; i >= 0; i--) {
-    if ('assistant' in messages[i]) {
-      start = i + 1;
-      break;
-    }
-  }
+/** The text of the user text messages among those the turn answers, joined by newlines. */
+export function newUserText(pending: readonly Activity[]): string {
   const texts: string[] = [];
-  for (let i = start; i < messages.length; i++) {
-    const text = userText(messages[i]);
+  for (const activity of pending) {
+    const text = userText(activity);
     if (text !== null) texts.push(text);
   }
   return texts.join('\n');

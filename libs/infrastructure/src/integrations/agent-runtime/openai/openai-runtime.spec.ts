@@ -72,6 +72,7 @@ function turn(messages: Activity[], settings: Partial<TurnInput['session']['sett
     session: { name: 'agents/triage/sessions/s1', org: 'acme', settings: { dryRun: false, incognito: false, ...settings } },
     agent: { name: 'agents/triage', prompt: 'You triage incidents.', enabledTools: ['TOOL_SQLDB_QUERY', 'TOOL_CHAT_POST_MESSAGE'] },
     messages,
+    pending: messages.slice(-1),
     turnId: 'turn-3',
   };
 }
