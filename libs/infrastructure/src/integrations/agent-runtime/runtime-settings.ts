@@ -19,6 +19,8 @@ export interface RuntimeSettings {
   providers: Map<string, ProviderEndpoint>;
   /** Longest silence of a model stream before the call fails (retryable). */
   idleTimeoutMs: number;
+  /** Turns of different sessions run at once in one projector. */
+  concurrency: number;
 }
 
 const PROVIDER_VAR = /^SVC_PROVIDER_([A-Z0-9_]+)_BASE_URL$/;
@@ -36,8 +38,11 @@ export function loadRuntimeSettings(env: NodeJS.ProcessEnv = process.env): Runti
   const idle = env.SVC_MODEL_IDLE_TIMEOUT_MS;
   const idleTimeoutMs = idle ? Number(idle) : 60_000;
   if (!Number.isInteger(idleTimeoutMs) || idleTimeoutMs <= 0) throw new Error(`SVC_MODEL_IDLE_TIMEOUT_MS must be a positive integer, got '${idle}'`);
+  const concurrency = env.SVC_RUNTIME_CONCURRENCY ? Number(env.SVC_RUNTIME_CONCURRENCY) : 4;
+  if (!Number.isInteger(concurrency) || concurrency <= 0) throw new Error(`SVC_RUNTIME_CONCURRENCY must be a positive integer, got '${env.SVC_RUNTIME_CONCURRENCY}'`);
   return {
     runtime,
+    concurrency,
     defaultEndpoint: baseUrl ? { baseUrl: checkUrl('SVC_MODEL_BASE_URL', baseUrl), apiKey: env.SVC_MODEL_API_KEY || undefined } : undefined,
     defaultModel: env.SVC_MODEL || undefined,
     providers,
