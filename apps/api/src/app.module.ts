@@ -22,6 +22,7 @@ import { IdentityModule } from './identity/identity.controller';
 import { StartupModule } from './operator-config/startup.service';
 import { ResourceKit } from './resource-kit/resource-kit';
 import { RolesModule } from './roles/roles.module';
+import { SessionsModule } from './sessions/sessions.module';
 
 /** Shared mechanisms every area module uses: the buses, the method registry, the resource kit. */
 @Global()
@@ -44,6 +45,7 @@ export function appModule(settings: Settings) {
       RolesModule,
       ConnectionsModule,
       DeploymentsModule,
+      SessionsModule,
       DeploymonitorModule,
       CatalogModule,
     ],

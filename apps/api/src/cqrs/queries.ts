@@ -56,6 +56,8 @@ export interface ListSpec {
   nameSortable?: boolean;
   /** A fixed list every organization sees (connection types), listed in memory instead of from `collection`. */
   constant?: readonly Doc[];
+  /** The answer's form of a stored document, internal fields included (DescribeSessions); default toResponse. */
+  present?(doc: Doc): Doc;
 }
 
 export interface Page {
@@ -100,6 +102,6 @@ export class ListDocumentsHandler implements IQueryHandler<ListDocumentsQuery> {
     const last = items[items.length - 1];
     const nextPageToken =
       docs.length > size && last ? encodePageToken({ q: fingerprint, after: sortKeyValues(last, keys) }) : '';
-    return { items: items.map(toResponse), nextPageToken };
+    return { items: items.map(spec.present ?? toResponse), nextPageToken };
   }
 }

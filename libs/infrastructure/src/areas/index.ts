@@ -26,6 +26,7 @@ import { connectionsArea } from './connections';
 import { deploymentsArea } from './deployments';
 import { organizationsArea } from './organizations';
 import { rolesArea } from './roles';
+import { sessionsArea } from './sessions';
 
 export const AREAS: readonly Area[] = [
   organizationsArea,
@@ -34,6 +35,7 @@ export const AREAS: readonly Area[] = [
   resourceArea(noteSpec, notesApi),
   resourceArea(tagSpec, tagsApi),
   resourceArea(agentSpec, agentsApi),
+  sessionsArea,
   resourceArea(issueNotificationPolicySpec, issueNotificationPolicyApi),
   resourceArea(customerSpec, customersApi, customersV1Api),
   resourceArea(knownIssueSpec, knownIssuesApi),

@@ -1,0 +1,106 @@
+import { IsArray, IsBoolean, IsIn, IsNotEmpty, IsObject, IsOptional, IsString } from 'class-validator';
+import { Int64, ListRequest, MutatingRequest } from '../shared/requests';
+import { RESOURCE_FILTERS, type ResourceApi } from '../shared/resource-api';
+import { WRITE_MODES } from './session.events';
+
+export const AGENT_SERVICE = 'svc.nxagent.v2.AgentService';
+
+/**
+ * The session's settable fields (the kit's `session` object on UpdateSession). Only
+ * associatedResources changes after creation; the others are create-only (CreateSession takes them
+ * at the top level of its request) and an update ignores them; mockTime is LaunchBacktest's.
+ */
+export class SessionInput {
+  @IsOptional() @IsArray() @IsString({ each: true }) associatedResources?: string[];
+  @IsOptional() @IsString() title?: string;
+  @IsOptional() @IsBoolean() incognito?: boolean;
+  @IsOptional() @IsBoolean() automated?: boolean;
+  @IsOptional() @IsBoolean() dryRun?: boolean;
+  @IsOptional() @IsString() runtime?: string;
+  @IsOptional() @IsString() bashPrelude?: string;
+  @IsOptional() @IsObject() inputs?: Record<string, unknown>;
+  @IsOptional() @IsString() compatProvider?: string;
+  @IsOptional() @IsString() compatModel?: string;
+  @IsOptional() @IsString() compatReasoningEffort?: string;
+  @IsOptional() @IsString() mockTime?: string;
+}
+
+/** Get / Update / Delete by the resource kit; CreateSession, List and Describe are the area's own. */
+export const sessionsApi: ResourceApi = {
+  service: AGENT_SERVICE,
+  singular: 'session',
+  plural: 'sessions',
+  idField: 'sessionId',
+  input: SessionInput,
+  methods: { get: 'GetSession', update: 'UpdateSession', delete: 'DeleteSession' },
+  filters: {
+    ...RESOURCE_FILTERS,
+    title: { type: 'string', path: 'title' },
+    incognito: { type: 'boolean', path: 'incognito' },
+    automated: { type: 'boolean', path: 'automated' },
+    dry_run: { type: 'boolean', path: 'dryRun' },
+    runtime: { type: 'string', path: 'runtime' },
+    associated_resources: { type: 'string[]', path: 'associatedResources' },
+    created_by: { type: 'string', path: 'createdBy' },
+  },
+  orderBy: { create_time: 'createTime', update_time: 'updateTime' },
+  nameSortable: false,
+  defaultOrder: 'create_time desc',
+  permission: 'AGENTS_WRITE',
+  outputOnly: ['createdBy', 'mockTime'],
+  // Entry-input names are user data.
+  preserveKeysUnder: ['inputs'],
+};
+
+export const SESSION_METHODS = {
+  create: 'CreateSession',
+  list: 'ListSessions',
+  describe: 'DescribeSessions',
+  write: 'Write',
+  read: 'Read',
+  launchBacktest: 'LaunchBacktest',
+} as const;
+
+/** CreateSession (spec part 2, "CreateSession request fields"); the rules are the domain's. */
+export class CreateSessionRequest extends MutatingRequest {
+  @IsString() @IsNotEmpty() parent!: string;
+  @IsOptional() @IsString() sessionId?: string;
+  @IsOptional() @IsArray() initialMessages?: unknown[];
+  @IsOptional() @IsArray() @IsString({ each: true }) associatedResources?: string[];
+  @IsOptional() @IsBoolean() incognito?: boolean;
+  @IsOptional() @IsBoolean() automated?: boolean;
+  @IsOptional() @IsString() bashPrelude?: string;
+  @IsOptional() @IsString() runtime?: string;
+  @IsOptional() @IsObject() inputs?: Record<string, unknown>;
+  @IsOptional() @IsBoolean() dryRun?: boolean;
+  @IsOptional() @IsString() title?: string;
+  @IsOptional() @IsString() compatProvider?: string;
+  @IsOptional() @IsString() compatModel?: string;
+  @IsOptional() @IsString() compatReasoningEffort?: string;
+}
+
+/** ListSessions and DescribeSessions: `parent` optional (empty spans every agent). */
+export class SessionListRequest extends ListRequest {
+  @IsOptional() @IsString() parent?: string;
+}
+
+export class WriteRequest extends MutatingRequest {
+  @IsOptional() @IsString() session?: string;
+  @IsOptional() @IsString() parent?: string;
+  @IsArray() messages!: unknown[];
+  @IsOptional() @IsIn(WRITE_MODES, { message: `write_mode must be one of ${WRITE_MODES.join(', ')}` }) writeMode?: (typeof WRITE_MODES)[number];
+}
+
+export class ReadRequest {
+  @IsString() @IsNotEmpty() session!: string;
+  @Int64() sessionOffset?: number;
+}
+
+export class LaunchBacktestRequest extends MutatingRequest {
+  @IsString() @IsNotEmpty() agentName!: string;
+  @IsString() @IsNotEmpty() mockTime!: string;
+  @IsOptional() @IsString() toolCallId?: string;
+}
+
+/** Most messages one Read answers (ours); the next Read continues from sessionOffset + messages.length. */
+export const MAX_READ_MESSAGES = 1000;
