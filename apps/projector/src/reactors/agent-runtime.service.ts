@@ -28,6 +28,11 @@ export class AgentRuntimeService implements OnApplicationBootstrap, OnApplicatio
 
   async onApplicationBootstrap(): Promise<void> {
     const runtimeSettings = loadRuntimeSettings();
+    if (runtimeSettings.runtime === 'off') {
+      // Turns stay requested (sessions STATUS_EXECUTING) until a projector with a runtime takes them.
+      this.logger.log('agent runtime: off (SVC_AGENT_RUNTIME=off)');
+      return;
+    }
     const bus = (this.bus = await createNotificationBus({ MONGODB_URL: this.settings.mongoUrl, SVC_DATA_DIR: this.settings.dataDir }));
     const runtime = createAgentRuntime(runtimeSettings);
     const log = (line: string) => this.logger.log(line);

@@ -10,8 +10,8 @@ export interface ProviderEndpoint {
 }
 
 export interface RuntimeSettings {
-  /** Which adapter answers every session: the built-in runtime or the OpenAI-compatible one. */
-  runtime: 'builtin' | 'openai';
+  /** Which adapter answers every session: the built-in runtime or the OpenAI-compatible one; `off` runs no turns. */
+  runtime: 'builtin' | 'openai' | 'off';
   /** The default provider (SVC_MODEL_BASE_URL, SVC_MODEL_API_KEY) and model (SVC_MODEL). */
   defaultEndpoint?: ProviderEndpoint;
   defaultModel?: string;
@@ -27,7 +27,9 @@ const PROVIDER_VAR = /^SVC_PROVIDER_([A-Z0-9_]+)_BASE_URL$/;
 
 export function loadRuntimeSettings(env: NodeJS.ProcessEnv = process.env): RuntimeSettings {
   const runtime = env.SVC_AGENT_RUNTIME || 'builtin';
-  if (runtime !== 'builtin' && runtime !== 'openai') throw new Error(`SVC_AGENT_RUNTIME must be builtin or openai, got '${runtime}'`);
+  if (runtime !== 'builtin' && runtime !== 'openai' && runtime !== 'off') {
+    throw new Error(`SVC_AGENT_RUNTIME must be builtin, openai or off, got '${runtime}'`);
+  }
   const providers = new Map<string, ProviderEndpoint>();
   for (const [name, value] of Object.entries(env)) {
     const match = PROVIDER_VAR.exec(name);
