@@ -17,6 +17,7 @@ import { describeError } from '@svc/infrastructure/projection/supervisor';
 import type { ReadStore } from '@svc/infrastructure/read-store/read-store.port';
 import { QuietLogger } from '@svc/infrastructure/nest/quiet-logger';
 import { PROJECTIONS } from '@svc/infrastructure/areas';
+import { AgentRuntimeService } from './reactors/agent-runtime.service';
 
 const HEARTBEAT_MS = 1000;
 // Defined beside the heartbeat so the CLI can use them without loading Nest.
@@ -131,7 +132,7 @@ export class ProjectorService implements OnApplicationBootstrap, OnApplicationSh
 }
 
 export function projectorModule(settings: Settings) {
-  @Module({ imports: [InfrastructureModule.forRoot(settings)], providers: [ProjectorService] })
+  @Module({ imports: [InfrastructureModule.forRoot(settings)], providers: [ProjectorService, AgentRuntimeService] })
   class ProjectorModule {}
   return ProjectorModule;
 }

@@ -1,0 +1,109 @@
+/**
+ * Between the session's activities and the chat-completions wire: the conversation as chat
+ * messages, and the agent's enabled tools as function definitions (plus `conclude`, through which
+ * the model ends the session with a conclusion).
+ */
+import type { Activity, RuntimeAgent, RuntimeSessionSettings } from '../agent-runtime.port';
+
+export type ChatMessage =
+  | { role: 'system' | 'user'; content: string }
+  | { role: 'assistant'; content: string | null; tool_calls?: ChatToolCall[] }
+  | { role: 'tool'; tool_call_id: string; content: string };
+
+export interface ChatToolCall {
+  id: string;
+  type: 'function';
+  function: { name: string; arguments: string };
+}
+
+export interface FunctionTool {
+  type: 'function';
+  function: { name: string; description: string; parameters: Record<string, unknown> };
+}
+
+export const CONCLUDE_FUNCTION = 'conclude';
+
+const str = (description: string) => ({ type: 'string', description });
+const params = (properties: Record<string, unknown>, required: string[] = Object.keys(properties)) => ({
+  type: 'object',
+  properties,
+  required,
+});
+
+/** What the model is told about each tool. A tool missing here still gets an open argument object. */
+const TOOL_SCHEMAS: Record<string, { description: string; parameters: Record<string, unknown> }> = {
+  TOOL_SQLDB_QUERY: { description: 'Run a read-only SQL query on the connected database.', parameters: params({ query: str('SQL text') }) },
+  TOOL_SQLDB_LIST_TABLES: { description: 'List the tables of the connected database.', parameters: params({}) },
+  TOOL_SQLDB_DESCRIBE_TABLE: { description: 'Describe the columns of one table.', parameters: params({ table: str('table name') }) },
+  TOOL_PROMQL_QUERY: { description: 'Evaluate a PromQL instant query.', parameters: params({ query: str('PromQL'), time: str('RFC 3339, optional') }, ['query']) },
+  TOOL_PROMQL_QUERY_RANGE: {
+    description: 'Evaluate a PromQL range query.',
+    parameters: params({ query: str('PromQL'), start: str('RFC 3339'), end: str('RFC 3339'), step: str('duration such as 60s') }),
+  },
+  TOOL_PROMQL_LIST_METRICS: { description: 'List metric names.', parameters: params({ match: str('series selector, optional') }, []) },
+  TOOL_HTTP_REQUEST: { description: 'Call the connected HTTP API.', parameters: params({ method: str('HTTP method'), path: str('path and query'), body: str('request body, optional') }, ['method', 'path']) },
+  TOOL_CODEHOST_READ_FILE: { description: 'Read a file of a repository.', parameters: params({ repository: str('owner/repo'), path: str('file path'), ref: str('branch or sha, optional') }, ['repository', 'path']) },
+  TOOL_CODEHOST_SEARCH: { description: 'Search code.', parameters: params({ query: str('search text'), repository: str('owner/repo, optional') }, ['query']) },
+  TOOL_CODEHOST_LIST_COMMITS: { description: 'List the commits of a branch.', parameters: params({ repository: str('owner/repo'), ref: str('branch, optional') }, ['repository']) },
+  TOOL_CHAT_POST_MESSAGE: { description: 'Post a message to a chat channel.', parameters: params({ channel: str('channel'), text: str('message') }) },
+  TOOL_PAGER_CREATE_INCIDENT: { description: 'Open an incident on the pager.', parameters: params({ title: str('title'), description: str('details, optional') }, ['title']) },
+  TOOL_TRACKER_CREATE_TICKET: { description: 'Open a ticket in the tracker.', parameters: params({ title: str('title'), description: str('details, optional') }, ['title']) },
+};
+
+const CONCLUDE_TOOL: FunctionTool = {
+  type: 'function',
+  function: {
+    name: CONCLUDE_FUNCTION,
+    description: 'End the session with a conclusion: a summary message and the issues you propose (possibly none).',
+    parameters: params({
+      message: str('the conclusion'),
+      issues: { type: 'array', items: params({ title: str('issue title'), description: str('issue description') }) },
+    }),
+  },
+};
+
+/** `TOOL_SQLDB_QUERY` is offered as `sqldb_query` (function names are `^[a-zA-Z0-9_-]{1,64}$`). */
+export function functionNameOf(tool: string): string {
+  return tool.replace(/^TOOL_/, '').toLowerCase();
+}
+
+/** The function definitions of a turn, and the way back from a function name to its tool. */
+export function toolsFor(agent: RuntimeAgent): { tools: FunctionTool[]; toolOf: Map<string, string> } {
+  const toolOf = new Map<string, string>();
+  const tools: FunctionTool[] = [];
+  for (const tool of agent.enabledTools) {
+    const name = functionNameOf(tool);
+    toolOf.set(name, tool);
+    const schema = TOOL_SCHEMAS[tool] ?? { description: tool, parameters: { type: 'object' } };
+    tools.push({ type: 'function', function: { name, ...schema } });
+  }
+  return { tools: [...tools, CONCLUDE_TOOL], toolOf };
+}
+
+/** The session so far as chat messages: the agent's prompt (and a backtest's clock) first. */
+export function chatMessagesOf(agent: RuntimeAgent, settings: RuntimeSessionSettings, activities: readonly Activity[]): ChatMessage[] {
+  const system = [agent.prompt, settings.mockTime ? `The current time is ${settings.mockTime}.` : ''].filter((s) => s !== '').join('\n\n');
+  const messages: ChatMessage[] = system === '' ? [] : [{ role: 'system', content: system }];
+  for (const activity of activities) messages.push(...chatMessagesOfActivity(activity));
+  return messages;
+}
+
+export function chatMessagesOfActivity(activity: Activity): ChatMessage[] {
+  if ('user' in activity) {
+    if ('text' in activity.user) return [{ role: 'user', content: activity.user.text.text }];
+    if ('toolResults' in activity.user) {
+      return activity.user.toolResults.map((r) => ({ role: 'tool' as const, tool_call_id: r.toolCallId, content: r.content }));
+    }
+  } else if ('assistant' in activity) {
+    if ('text' in activity.assistant) return [{ role: 'assistant', content: activity.assistant.text.text }];
+    if ('toolCalls' in activity.assistant) {
+      const calls = activity.assistant.toolCalls.map((c) => ({
+        id: c.id,
+        type: 'function' as const,
+        function: { name: functionNameOf(c.name), arguments: c.arguments },
+      }));
+      return [{ role: 'assistant', content: null, tool_calls: calls }];
+    }
+  }
+  return []; // variants beyond the four the spec shows carry nothing for the model
+}

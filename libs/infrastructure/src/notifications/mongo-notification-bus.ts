@@ -1,0 +1,169 @@
+import { MongoClient, MongoServerError, ObjectId, type Collection, type FindCursor, type WithId } from 'mongodb';
+import { Listeners, type Listener } from './listeners';
+import {
+  encodeNotification,
+  type BusSubscribeOptions,
+  type BusSubscription,
+  type NotificationBody,
+  type NotificationBus,
+} from './notification-bus.port';
+
+export interface MongoNotificationBusOptions {
+  url: string;
+  dbName?: string;
+  /** Capped collection name. Default `_notifications`. */
+  collection?: string;
+  /** Capped size in bytes (default 64 MiB) and documents (default 10,000): what falls out first is the oldest. */
+  sizeBytes?: number;
+  maxDocuments?: number;
+  /** How long one getMore of the tailable cursor waits for data on the server. Default 1000 ms. */
+  maxAwaitTimeMS?: number;
+}
+
+interface StoredNotification {
+  _id: ObjectId;
+  org: string;
+  topic: string;
+  /** JSON text: the wire shape survives unchanged (keys such as `@type` are not valid in every driver path). */
+  body: string;
+}
+
+/** Ids the tail has passed, remembered so a new subscriber knows whether its start marker is behind. */
+const RECENT_IDS = 4096;
+
+/**
+ * The MongoDB bus: a capped collection (insertion order, oldest dropped first) tailed by one
+ * tailable awaitData cursor per process, fanned out to its subscribers. A capped collection has no
+ * order key across publishers, so where a subscriber starts is a marker: the newest document when it
+ * subscribed; the tail delivers to it only after passing that document (docs/decisions.md).
+ */
+export class MongoNotificationBus implements NotificationBus {
+  private readonly listeners = new Listeners<string | null>();
+  /** Listeners whose start marker the tail has not reached yet, by marker. */
+  private readonly waiting = new Map<string, Set<Listener<string | null>>>();
+  private readonly recent = new Set<string>();
+  private lastSeen: string | undefined;
+  private cursor: FindCursor<WithId<StoredNotification>> | undefined;
+  private tailing: Promise<void> | undefined;
+  private closed = false;
+
+  private constructor(
+    private readonly client: MongoClient,
+    private readonly collection: Collection<StoredNotification>,
+    private readonly maxAwaitTimeMS: number,
+  ) {}
+
+  static async create(options: MongoNotificationBusOptions): Promise<MongoNotificationBus> {
+    const client = new MongoClient(options.url);
+    await client.connect();
+    try {
+      const db = client.db(options.dbName);
+      const name = options.collection ?? '_notifications';
+      try {
+        await db.createCollection(name, { capped: true, size: options.sizeBytes ?? 64 * 1024 * 1024, max: options.maxDocuments ?? 10_000 });
+      } catch (error) {
+        // 48 NamespaceExists: another process created it first.
+        if (!(error instanceof MongoServerError && error.code === 48)) throw error;
+      }
+      const collection = db.collection<StoredNotification>(name);
+      // A tailable cursor on an empty capped collection dies at once: keep one document in it.
+      if ((await collection.estimatedDocumentCount()) === 0) await collection.insertOne({ _id: new ObjectId(), org: '', topic: '', body: '{}' });
+      return new MongoNotificationBus(client, collection, options.maxAwaitTimeMS ?? 1000);
+    } catch (error) {
+      await client.close();
+      throw error;
+    }
+  }
+
+  async publish(org: string, topic: string, notification: NotificationBody): Promise<void> {
+    if (this.closed) throw new Error('MongoNotificationBus is closed');
+    const body = encodeNotification(notification);
+    await this.collection.insertOne({ _id: new ObjectId(), org, topic, body });
+  }
+
+  async subscribe(org: string, options: BusSubscribeOptions): Promise<BusSubscription> {
+    if (this.closed) throw new Error('MongoNotificationBus is closed');
+    const newest = await this.collection.find({}, { sort: { $natural: -1 }, limit: 1, projection: { _id: 1 } }).next();
+    const marker = newest?._id.toHexString();
+    // The tail may already be past the marker: then delivery starts with its next document.
+    const from = marker !== undefined && !this.recent.has(marker) ? marker : null;
+    const listener: Listener<string | null> = { ...options, org, from };
+    this.listeners.add(listener);
+    if (from !== null) {
+      let set = this.waiting.get(from);
+      if (!set) this.waiting.set(from, (set = new Set()));
+      set.add(listener);
+    }
+    this.tailing ??= this.tail().finally(() => (this.tailing = undefined));
+    return {
+      close: () => {
+        if (listener.from !== null) this.waiting.get(listener.from)?.delete(listener);
+        if (this.listeners.delete(listener) && this.listeners.size === 0) void this.cursor?.close();
+      },
+    };
+  }
+
+  get subscriberCount(): number {
+    return this.listeners.size;
+  }
+
+  get isTailing(): boolean {
+    return this.tailing !== undefined;
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    for (const listener of this.listeners.all()) this.listeners.delete(listener);
+    this.waiting.clear();
+    await this.cursor?.close();
+    await this.tailing;
+    await this.client.close();
+  }
+
+  /**
+   * One tailable cursor in natural (insertion) order from the oldest retained document. When the
+   * server ends it (a trimmed position, a failover), it is reopened and skips to the last document
+   * already delivered; if that one was trimmed meanwhile, delivery resumes with what is left.
+   */
+  private async tail(): Promise<void> {
+    let first = true;
+    while (!this.closed && this.listeners.size > 0) {
+      let skipUntil = first ? undefined : this.lastSeen;
+      first = false;
+      if (skipUntil && !(await this.collection.findOne({ _id: ObjectId.createFromHexString(skipUntil) }, { projection: { _id: 1 } }))) skipUntil = undefined;
+      const cursor = this.collection.find({}, { tailable: true, awaitData: true, maxAwaitTimeMS: this.maxAwaitTimeMS, sort: { $natural: 1 } });
+      this.cursor = cursor;
+      try {
+        for await (const doc of cursor) {
+          if (this.closed || this.listeners.size === 0) break;
+          const id = doc._id.toHexString();
+          if (skipUntil !== undefined) {
+            if (id === skipUntil) skipUntil = undefined;
+            continue;
+          }
+          this.see(id, doc);
+        }
+      } catch {
+        // A closed cursor ends the loop below; anything else (a dropped connection) retries after a pause.
+        if (!this.closed && this.listeners.size > 0) await new Promise((resolve) => setTimeout(resolve, 200));
+      } finally {
+        await cursor.close();
+        this.cursor = undefined;
+      }
+    }
+  }
+
+  private see(id: string, doc: WithId<StoredNotification>): void {
+    this.lastSeen = id;
+    this.recent.add(id);
+    if (this.recent.size > RECENT_IDS) this.recent.delete(this.recent.values().next().value as string);
+    const released = this.waiting.get(id);
+    if (released) {
+      this.waiting.delete(id);
+      for (const listener of released) listener.from = null;
+    }
+    if (!doc.org) return; // the keeper document
+    this.listeners.deliver({ org: doc.org, topic: doc.topic, notification: JSON.parse(doc.body) as NotificationBody }, (l) => l.from === null);
+  }
+}

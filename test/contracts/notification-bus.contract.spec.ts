@@ -1,0 +1,84 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import Database from 'better-sqlite3';
+import { MongoClient } from 'mongodb';
+import { MongoNotificationBus, SqliteNotificationBus, createNotificationBus, type NotificationBus } from '@svc/infrastructure/notifications';
+import { describeNotificationBusContract } from './notification-bus.contract';
+
+const SQLITE_BOUND = 50;
+
+describeNotificationBusContract('SQLite', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'svc-notification-bus-'));
+  const file = join(dir, 'notifications.db');
+  const bus = new SqliteNotificationBus({ file, maxRows: SQLITE_BOUND });
+  return {
+    bus,
+    openAnother: async () => new SqliteNotificationBus({ file, maxRows: SQLITE_BOUND }),
+    spawnEnv: { SVC_DATA_DIR: dir, MONGODB_URL: '' },
+    retentionBound: SQLITE_BOUND,
+    retained: async () => {
+      const db = new Database(file, { readonly: true });
+      try {
+        return db.prepare('SELECT COUNT(*) FROM notifications').pluck().get() as number;
+      } finally {
+        db.close();
+      }
+    },
+    isTailing: (b: NotificationBus) => (b as SqliteNotificationBus).isTailing,
+    close: async () => {
+      await bus.close();
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+});
+
+const mongoUrl = process.env.MONGODB_URL;
+if (mongoUrl) {
+  const MONGO_BOUND = 50;
+  describeNotificationBusContract('MongoDB', async () => {
+    const dbName = `svc_notification_bus_contract_${Date.now()}_${process.pid}`;
+    const open = () => MongoNotificationBus.create({ url: mongoUrl, dbName, maxDocuments: MONGO_BOUND, maxAwaitTimeMS: 200 });
+    const bus = await open();
+    // The child process reaches the same database through the URL's path.
+    const url = new URL(mongoUrl);
+    url.pathname = `/${dbName}`;
+    return {
+      bus,
+      openAnother: open,
+      spawnEnv: { MONGODB_URL: url.toString(), SVC_DATA_DIR: tmpdir() },
+      retentionBound: MONGO_BOUND,
+      retained: async () => {
+        const client = await MongoClient.connect(mongoUrl);
+        try {
+          return await client.db(dbName).collection('_notifications').countDocuments();
+        } finally {
+          await client.close();
+        }
+      },
+      isTailing: (b: NotificationBus) => (b as MongoNotificationBus).isTailing,
+      close: async () => {
+        await bus.close();
+        const client = await MongoClient.connect(mongoUrl);
+        try {
+          await client.db(dbName).dropDatabase();
+        } finally {
+          await client.close();
+        }
+      },
+    };
+  });
+}
+
+describe('createNotificationBus', () => {
+  it('opens notifications.db in the data directory when MONGODB_URL is not set', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'svc-notification-bus-'));
+    try {
+      const bus = await createNotificationBus({ SVC_DATA_DIR: join(dir, 'nested') });
+      expect(bus).toBeInstanceOf(SqliteNotificationBus);
+      await bus.close();
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
