@@ -43,7 +43,10 @@ describe('sessions (svc.nxagent.v2.AgentService: session methods)', () => {
     (await rpc<{ sessions: Session[] }>('ListSessions', body, as)).body.sessions.map((s) => s.name);
 
   beforeAll(async () => {
-    stack = await Stack.start();
+    // The write side alone: with no runtime answering, a checkpoint-written session stays
+    // STATUS_EXECUTING, so these tests see what Write records (test/agent-runtime.e2e-spec.ts covers
+    // the runtime's answer).
+    stack = await Stack.start({ env: { SVC_AGENT_RUNTIME: 'off' } });
     const agent = {
       title: 'Triage',
       entry_inputs: [
