@@ -23,7 +23,7 @@ describe('SessionTokens (mint and verify agent session tokens)', () => {
     const { token, expiresAt } = await tokens.mint(CLAIMS, now);
     expect(decodeProtectedHeader(token)).toMatchObject({ alg: 'ES256', kid: key.publicJwk.kid });
     expect(expiresAt.getTime() - Math.floor(now.getTime() / 1000) * 1000).toBe(15 * 60 * 1000);
-    await expect(tokens.verify(token)).resolves.toEqual(CLAIMS);
+    await expect(tokens.verify(token)).resolves.toEqual({ ...CLAIMS, expiresAt });
   });
 
   it('refuses an expired token (past the clock tolerance)', async () => {

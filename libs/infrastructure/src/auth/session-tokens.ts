@@ -50,7 +50,7 @@ export class SessionTokens {
   }
 
   /** The claims of a token we minted and that has not expired; TokenRejected otherwise. */
-  async verify(token: string): Promise<SessionClaims> {
+  async verify(token: string): Promise<SessionClaims & { expiresAt: Date }> {
     if (token.length > MAX_TOKEN_LENGTH) throw new TokenRejected(`token longer than ${MAX_TOKEN_LENGTH} characters`);
     try {
       const { payload } = await jwtVerify(token, this.keySet, {
@@ -59,11 +59,18 @@ export class SessionTokens {
         clockTolerance: CLOCK_TOLERANCE_S,
         requiredClaims: ['exp', 'sub'],
       });
-      const { org, session, provider, ext, sub } = payload;
+      const { org, session, provider, ext, sub, exp } = payload;
       if (typeof org !== 'string' || typeof session !== 'string' || typeof sub !== 'string' || !session.startsWith(`${sub}/sessions/`)) {
         throw new TokenRejected('session token claims are incomplete');
       }
-      return { org, subject: sub, session, provider: typeof provider === 'string' ? provider : '', externalIdentity: typeof ext === 'string' ? ext : '' };
+      return {
+        org,
+        subject: sub,
+        session,
+        provider: typeof provider === 'string' ? provider : '',
+        externalIdentity: typeof ext === 'string' ? ext : '',
+        expiresAt: new Date((exp as number) * 1000),
+      };
     } catch (error) {
       throw rejection(error);
     }
