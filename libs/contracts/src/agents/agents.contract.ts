@@ -15,6 +15,8 @@ export class AgentInput {
   @ConnectionBindings() connections?: ConnectionBindingInput[];
   @IsOptional() @IsString() state?: string;
   @IsOptional() @IsArray() @ArrayMaxSize(MAX_AGENT_TAGS) @IsString({ each: true }) tags?: string[];
+  /** Extension (docs/decisions.md, "Sessions"): the entry task's inputs, [{name, type, repeated, required}]; checked by the domain. */
+  @IsOptional() @IsArray() entryInputs?: Record<string, unknown>[];
 }
 
 export const agentsApi: ResourceApi = {

@@ -7,6 +7,7 @@ import { boundConnections, checkConnectionBindings } from '../connections/connec
 import { invalid } from '../shared/domain-error';
 import type { JsonObject } from '../shared/json-path';
 import { commonId, type ResourceSpec } from '../shared/resource';
+import { checkEntryInputs } from './entry-inputs';
 
 /** State of an agent created without one: usable at once; OFF is the explicit pause (docs/decisions.md). */
 export const DEFAULT_AGENT_STATE = 'AGENT_STATE_ON';
@@ -23,7 +24,7 @@ export const agentSpec: ResourceSpec = {
   idRequired: true,
   // Spec: alphanumeric, hyphens, underscores, starting with a letter or digit. The 128 cap is ours.
   ...commonId('agent_id'),
-  settable: ['title', 'description', 'prompt', 'connections', 'state', 'tags'],
+  settable: ['title', 'description', 'prompt', 'connections', 'state', 'tags', 'entryInputs'],
   defaults: { state: DEFAULT_AGENT_STATE },
   undeletable: true,
   // Malformed tag names are not looked up; validate names the problem instead of "does not exist".
@@ -43,5 +44,6 @@ export const agentSpec: ResourceSpec = {
       seen.add(tag);
     }
     checkConnectionBindings(agent, refs, previous);
+    checkEntryInputs(agent.entryInputs);
   },
 };

@@ -308,6 +308,7 @@ export function resourceDecider(spec: ResourceSpec): Decider<ResourceState, Reso
   return {
     initialState: () => ({ resource: null, deleted: false }),
     evolve: (state, event) => {
+      if (spec.streamEvents?.includes(event.type)) return state;
       const resource = applyResourceEvent(state.resource, event);
       return { resource, deleted: resource !== null && resource.deleteTime !== undefined };
     },

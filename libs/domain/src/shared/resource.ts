@@ -58,6 +58,11 @@ export interface ResourceSpec {
    * needs no read of the resource.
    */
   snapshots?: boolean;
+  /**
+   * Event types the resource's stream carries beyond its resource events (a session's messages and
+   * turns, decided by the area's own decider): the kit's fold passes over them.
+   */
+  streamEvents?: readonly string[];
   /** Create requires a client-chosen ID (otherwise the handler supplies a generated one). */
   idRequired: boolean;
   /** Rule for client-chosen IDs, with the message shown when it fails. */
