@@ -4,6 +4,7 @@ import { SessionTokens } from '@svc/infrastructure/auth/session-tokens';
 import { TrustedIssuers } from '@svc/infrastructure/auth/trusted-issuers';
 import type { Settings } from '@svc/infrastructure/config/env';
 import { loadOperatorConfig, type OperatorConfig } from '@svc/infrastructure/config/operator-config';
+import { resolveEnv } from '@svc/infrastructure/config/secrets';
 import { SETTINGS } from '@svc/infrastructure/nest/tokens';
 
 export const BEARER_ISSUERS = Symbol('BEARER_ISSUERS');
@@ -20,8 +21,13 @@ const ISSUERS_CONFIG = Symbol('ISSUERS_CONFIG');
 export const AUTH_PROVIDERS: Provider[] = [
   {
     provide: ISSUERS_CONFIG,
-    useFactory: (settings: Settings): Pick<OperatorConfig, 'bearerIssuers' | 'workloadIssuers'> =>
-      settings.configFile ? loadOperatorConfig(settings.configFile) : { bearerIssuers: [], workloadIssuers: [] },
+    useFactory: (settings: Settings): Pick<OperatorConfig, 'bearerIssuers' | 'workloadIssuers'> => {
+      if (!settings.configFile) return { bearerIssuers: [], workloadIssuers: [] };
+      const config = loadOperatorConfig(settings.configFile);
+      // Keys may be written as ${env:NAME}; an unset variable stops the start, naming it.
+      const resolved = <T extends { publicKeyPem: string }>(issuer: T): T => ({ ...issuer, publicKeyPem: resolveEnv(issuer.publicKeyPem) });
+      return { bearerIssuers: config.bearerIssuers.map(resolved), workloadIssuers: config.workloadIssuers.map(resolved) };
+    },
     inject: [SETTINGS],
   },
   {

@@ -1,4 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
+import { SESSION_NAME_CLAIMED, sessionOwnerStreamId } from '@svc/contracts/sessions/session.events';
 import { invalid, notFound } from '@svc/domain/shared/domain-error';
 import { type EventStore } from '@svc/infrastructure/event-store/event-store.port';
 import { EVENT_STORE, READ_STORE } from '@svc/infrastructure/nest/tokens';
@@ -32,8 +33,8 @@ export class SessionOwners {
   async resolve(session: string): Promise<OwnedSession> {
     const match = SESSION_NAME.exec(session);
     if (!match) throw invalid(`session must be agents/{agent}/sessions/{session}, got '${session}'`);
-    const claims = await this.events.readStream(`sessionowner-${session}`, { maxCount: 1 });
-    const claim = claims.find((e) => e.type === 'SessionNameClaimed' && e.data.name === session);
+    const claims = await this.events.readStream(sessionOwnerStreamId(session), { maxCount: 1 });
+    const claim = claims.find((e) => e.type === SESSION_NAME_CLAIMED && e.data.name === session);
     const org = typeof claim?.data.org === 'string' ? claim.data.org : undefined;
     const doc = org ? await this.reads.collection('sessions').findOne({ _id: docId(org, session) }) : null;
     if (!org || !doc || doc.deleteTime) throw notFound(`session '${session}' not found`);
