@@ -81,11 +81,11 @@ organizations:
         display_name: Billing
 workload_issuers:
   - issuer: https://workload.test
-    public_key_pem: "${env:TEST_WORKLOAD_PUBLIC_KEY}"
+    public_key_pem: "\${env:TEST_WORKLOAD_PUBLIC_KEY}"
 bearer_issuers:
   - issuer: https://idp.test
     audience: svc
-    public_key_pem: "${env:TEST_IDP_PUBLIC_KEY}"
+    public_key_pem: "\${env:TEST_IDP_PUBLIC_KEY}"
     org_claim: tenant
 `;
 
