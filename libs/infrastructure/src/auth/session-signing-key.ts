@@ -17,8 +17,9 @@ export interface SigningKey {
 
 /**
  * The signing key from SVC_SESSION_SIGNING_KEY (a PKCS#8 PEM, with real or `\n`-escaped newlines,
- * or a private JWK as JSON); without it, the key generated once into the data directory and shared by
- * every process on it. With the server stores there is no shared directory: the setting is required.
+ * its DER form in base64, or a private JWK as JSON); without it, the key generated once into the
+ * data directory and shared by every process on it. With the server stores there is no shared
+ * directory: the setting is required.
  */
 export async function loadSigningKey(options: { env: NodeJS.ProcessEnv; dataDir: string; serverStores: boolean }): Promise<SigningKey> {
   const configured = options.env[SIGNING_KEY_ENV];
@@ -48,9 +49,11 @@ function parseConfiguredKey(value: string): { key: KeyObject; kid?: string } {
       const jwk = JSON.parse(text) as JWK;
       return { key: createPrivateKey({ key: jwk as JsonWebKey, format: 'jwk' }), kid: jwk.kid };
     }
+    // One line for .env files: base64 of the DER form (openssl genpkey ... -outform DER | base64).
+    if (/^[A-Za-z0-9+/=]+$/.test(text)) return { key: createPrivateKey({ key: Buffer.from(text, 'base64'), format: 'der', type: 'pkcs8' }) };
     return { key: createPrivateKey(text.replace(/\\n/g, '\n')) };
   } catch (error) {
-    throw new Error(`${SIGNING_KEY_ENV} is not a private key (PKCS#8 PEM or private JWK): ${(error as Error).message}`);
+    throw new Error(`${SIGNING_KEY_ENV} is not a private key (PKCS#8 PEM, base64 DER or private JWK): ${(error as Error).message}`);
   }
 }
 

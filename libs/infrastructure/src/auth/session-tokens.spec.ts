@@ -82,7 +82,7 @@ describe('the session signing key', () => {
     expect(fs.readdirSync(dir)).toEqual([SIGNING_KEY_FILE]);
   });
 
-  it('comes from SVC_SESSION_SIGNING_KEY as a PEM (newlines escaped or not) or a private JWK with its kid', async () => {
+  it('comes from SVC_SESSION_SIGNING_KEY as a PEM (newlines escaped or not), base64 DER or a private JWK with its kid', async () => {
     const { privateKey } = generateKeyPairSync('ec', { namedCurve: 'P-256' });
     const pem = privateKey.export({ format: 'pem', type: 'pkcs8' }).toString();
     const fromPem = await loadSigningKey({ env: { SVC_SESSION_SIGNING_KEY: pem.replace(/\n/g, '\\n') }, dataDir: tempDir(), serverStores: true });
@@ -92,6 +92,9 @@ describe('the session signing key', () => {
       serverStores: true,
     });
     expect(fromJwk.publicJwk).toMatchObject({ kid: 'k1', x: fromPem.publicJwk.x });
+    const der = privateKey.export({ format: 'der', type: 'pkcs8' }).toString('base64');
+    const fromDer = await loadSigningKey({ env: { SVC_SESSION_SIGNING_KEY: der }, dataDir: tempDir(), serverStores: true });
+    expect(fromDer.publicJwk).toEqual(fromPem.publicJwk);
   });
 
   it('is required with the server stores, and must be EC P-256', async () => {
