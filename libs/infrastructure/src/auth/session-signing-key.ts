@@ -49,11 +49,20 @@ function parseConfiguredKey(value: string): { key: KeyObject; kid?: string } {
       const jwk = JSON.parse(text) as JWK;
       return { key: createPrivateKey({ key: jwk as JsonWebKey, format: 'jwk' }), kid: jwk.kid };
     }
-    // One line for .env files: base64 of the DER form (openssl genpkey ... -outform DER | base64).
-    if (/^[A-Za-z0-9+/=]+$/.test(text)) return { key: createPrivateKey({ key: Buffer.from(text, 'base64'), format: 'der', type: 'pkcs8' }) };
+    // One line for .env files: base64 of the DER form (`openssl genpkey ... -outform DER | base64`).
+    if (/^[A-Za-z0-9+/=]+$/.test(text)) return { key: derKey(Buffer.from(text, 'base64')) };
     return { key: createPrivateKey(text.replace(/\\n/g, '\n')) };
   } catch (error) {
     throw new Error(`${SIGNING_KEY_ENV} is not a private key (PKCS#8 PEM, base64 DER or private JWK): ${(error as Error).message}`);
+  }
+}
+
+/** PKCS#8, or SEC1 as `openssl genpkey ... -outform DER` writes an EC key. */
+function derKey(der: Buffer): KeyObject {
+  try {
+    return createPrivateKey({ key: der, format: 'der', type: 'pkcs8' });
+  } catch {
+    return createPrivateKey({ key: der, format: 'der', type: 'sec1' });
   }
 }
 

@@ -95,6 +95,9 @@ describe('the session signing key', () => {
     const der = privateKey.export({ format: 'der', type: 'pkcs8' }).toString('base64');
     const fromDer = await loadSigningKey({ env: { SVC_SESSION_SIGNING_KEY: der }, dataDir: tempDir(), serverStores: true });
     expect(fromDer.publicJwk).toEqual(fromPem.publicJwk);
+    const sec1 = privateKey.export({ format: 'der', type: 'sec1' }).toString('base64'); // what openssl genpkey -outform DER writes
+    const fromSec1 = await loadSigningKey({ env: { SVC_SESSION_SIGNING_KEY: sec1 }, dataDir: tempDir(), serverStores: true });
+    expect(fromSec1.publicJwk).toEqual(fromPem.publicJwk);
   });
 
   it('is required with the server stores, and must be EC P-256', async () => {
