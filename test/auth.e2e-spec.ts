@@ -1,5 +1,6 @@
 import { createPrivateKey, generateKeyPairSync, type JsonWebKey, type KeyObject } from 'node:crypto';
 import * as fs from 'node:fs';
+import * as os from 'node:os';
 import * as path from 'node:path';
 import { createLocalJWKSet, decodeProtectedHeader, type JSONWebKeySet, jwtVerify, SignJWT, UnsecuredJWT } from 'jose';
 import { createEventStore } from '@svc/infrastructure/event-store';
@@ -268,5 +269,21 @@ describe('authentication: Bearer, Svc-Workload, Svc-Session (api and projector a
       expect(list.body.notes.map((n) => n.name)).toContain('notes/by-bearer');
       expect(list.body.notes.map((n) => n.name)).not.toContain('notes/globex-only');
     });
+  });
+});
+
+describe('the session signing key at start', () => {
+  it('with the server stores and no SVC_SESSION_SIGNING_KEY, the api refuses to start and says why', async () => {
+    const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'svc-e2e-'));
+    const start = Stack.start({
+      layout: 'inprocess',
+      dataDir,
+      env: { EVENTSTORE_URL: 'esdb://127.0.0.1:1?tls=false', SVC_ENCRYPTION_KEY: Buffer.alloc(32, 7).toString('base64'), SVC_SESSION_SIGNING_KEY: '' },
+    });
+    try {
+      await expect(start).rejects.toThrow(/SVC_SESSION_SIGNING_KEY is required with EVENTSTORE_URL\/MONGODB_URL/);
+    } finally {
+      fs.rmSync(dataDir, { recursive: true, force: true });
+    }
   });
 });
