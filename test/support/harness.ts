@@ -1,4 +1,5 @@
 import { type ChildProcess, spawn } from 'node:child_process';
+import { generateKeyPairSync, type KeyObject } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as net from 'node:net';
 import * as os from 'node:os';
@@ -78,7 +79,33 @@ organizations:
     services:
       - id: billing
         display_name: Billing
+workload_issuers:
+  - issuer: https://workload.test
+    public_key_pem: "\${env:TEST_WORKLOAD_PUBLIC_KEY}"
+bearer_issuers:
+  - issuer: https://idp.test
+    audience: svc
+    public_key_pem: "\${env:TEST_IDP_PUBLIC_KEY}"
+    org_claim: tenant
 `;
+
+/** A trusted issuer of TEST_CONFIG: its name and the private key a test signs its JWTs with. */
+export interface TestIssuer {
+  issuer: string;
+  privateKey: KeyObject;
+  /** The environment variable the configuration reads the public key from. */
+  env: string;
+  publicKeyPem: string;
+}
+
+function testIssuer(issuer: string, env: string): TestIssuer {
+  const { privateKey, publicKey } = generateKeyPairSync('ec', { namedCurve: 'P-256' });
+  return { issuer, privateKey, env, publicKeyPem: publicKey.export({ format: 'pem', type: 'spki' }).toString() };
+}
+
+/** Keys made once per test file; every Stack passes their public halves (tests may override them). */
+export const TEST_IDP = testIssuer('https://idp.test', 'TEST_IDP_PUBLIC_KEY');
+export const TEST_WORKLOAD = testIssuer('https://workload.test', 'TEST_WORKLOAD_PUBLIC_KEY');
 
 export interface Credentials {
   username: string;
@@ -138,6 +165,8 @@ export class Stack {
       SVC_DATA_DIR: this.dataDir,
       EVENTSTORE_URL: '',
       MONGODB_URL: '',
+      [TEST_IDP.env]: TEST_IDP.publicKeyPem,
+      [TEST_WORKLOAD.env]: TEST_WORKLOAD.publicKeyPem,
       ...options.env,
     };
     if (options.config !== null) {

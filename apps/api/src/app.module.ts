@@ -1,14 +1,12 @@
 import { Global, Module } from '@nestjs/common';
 import { APP_FILTER, APP_GUARD } from '@nestjs/core';
 import { CqrsModule } from '@nestjs/cqrs';
-import { PassportModule } from '@nestjs/passport';
 import type { Settings } from '@svc/infrastructure/config/env';
 import { InfrastructureModule } from '@svc/infrastructure/nest/infrastructure.module';
 import { AreasModule } from './areas/areas.module';
 import { ApiAuthGuard } from './auth/auth.guard';
-import { BasicStrategy } from './auth/basic.strategy';
+import { AuthModule } from './auth/auth.module';
 import { CatalogModule } from './catalog/catalog.module';
-import { CredentialsService } from './auth/credentials.service';
 import { ConnectionsModule } from './connections/connections.module';
 import { CQRS_HANDLERS } from './cqrs/handlers';
 import { DeploymentsModule } from './deployments/deployments.module';
@@ -27,8 +25,8 @@ import { SessionsModule } from './sessions/sessions.module';
 /** Shared mechanisms every area module uses: the buses, the method registry, the resource kit. */
 @Global()
 @Module({
-  imports: [CqrsModule.forRoot(), PassportModule],
-  providers: [MethodRegistry, ResourceKit, ...CQRS_HANDLERS, CredentialsService, BasicStrategy],
+  imports: [CqrsModule.forRoot(), AuthModule],
+  providers: [MethodRegistry, ResourceKit, ...CQRS_HANDLERS],
   exports: [MethodRegistry, ResourceKit, CqrsModule],
 })
 class ApiCoreModule {}

@@ -36,8 +36,7 @@ export class CredentialsService {
     const key = await this.reads.collection('apikeys').findOne({ _id: `apikey|${username}` });
     if (!key || typeof key.secretHash !== 'string') return null;
     const org = String(key._org);
-    const stamp = await this.reads.collection('members').findOne({ _id: docId(org, ACCESS_STAMP) });
-    const accessPos = stamp?._pos;
+    const accessPos = await this.accessPosition(org);
     const digest = this.digest.digest(username, secret);
     const cached = this.verified.get(digest);
     const stillVerified = cached !== undefined && cached.keyPos === key._pos && Date.now() - cached.at < CACHE_TTL_MS;
@@ -54,7 +53,7 @@ export class CredentialsService {
   }
 
   private async resolve(org: string, name: string): Promise<Principal | null> {
-    const member = await this.reads.collection('members').findOne({ _id: docId(org, name) });
+    const member = await this.member(org, name);
     if (!member) return null;
     return {
       org,
@@ -68,7 +67,18 @@ export class CredentialsService {
     };
   }
 
-  private async permissionsOf(org: string, member: Doc): Promise<string[]> {
+  /** Position of the organization's access stamp: it moves with every change of roles or members. */
+  async accessPosition(org: string): Promise<unknown> {
+    const stamp = await this.reads.collection('members').findOne({ _id: docId(org, ACCESS_STAMP) });
+    return stamp?._pos;
+  }
+
+  /** The member document of `name` in `org`, or null for a stranger. */
+  member(org: string, name: string): Promise<Doc | null> {
+    return this.reads.collection('members').findOne({ _id: docId(org, name) });
+  }
+
+  async permissionsOf(org: string, member: Doc): Promise<string[]> {
     const held = Array.isArray(member.roles) ? (member.roles as string[]) : [];
     if (held.length === 0) return [];
     const roles = await this.reads.collection('roles').find({ _org: org, name: { $in: held } });

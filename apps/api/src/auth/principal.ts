@@ -1,6 +1,24 @@
 import { createParamDecorator, type ExecutionContext, SetMetadata } from '@nestjs/common';
 import type { Actor } from '@svc/domain/shared/decider';
 
+/** evidence.authenticator of GetAuth: `basic` (spec), `bearer` (identity-provider JWT), `session` (agent session token). */
+export type Authenticator = 'basic' | 'bearer' | 'session';
+
+/**
+ * The organization-level service identity agents act as (permissions.md): the actor recorded for
+ * whatever an agent session token does, with these keys and no others.
+ */
+export const AGENT_SERVICE_IDENTITY = 'service-accounts/agents';
+export const AGENT_PERMISSIONS: readonly string[] = ['AGENTS_WRITE', 'INDICATORS_WRITE', 'INVESTIGATIONS_WRITE', 'KNOWLEDGE_WRITE'];
+
+/** A verified Svc-Workload proof: who the workload is, and no organization (MintAgentSessionToken only). */
+export interface WorkloadIdentity {
+  /** The proof's issuer (a configured workload issuer). */
+  provider: string;
+  /** The proof's subject. */
+  externalIdentity: string;
+}
+
 /** The authenticated caller of one request. The organization comes from the credential, never the body. */
 export interface Principal {
   org: string;
@@ -8,8 +26,10 @@ export interface Principal {
   actor: string;
   /** Effective entity the request acts as. */
   subject: string;
+  /** `agents/{agent}/sessions/{session}` for an agent session token, else empty. */
   session: string;
-  authenticator: 'basic';
+  /** Which scheme accepted the request (docs/decisions.md, "Authentication"). */
+  authenticator: Authenticator;
   provider: string;
   externalIdentity: string;
   /** Effective permission keys, computed for this request from the roles the member holds now. */
@@ -30,6 +50,13 @@ export function actorOf(principal: Principal, now = new Date()): Actor {
   };
 }
 
+export const CurrentWorkload = createParamDecorator((_: unknown, context: ExecutionContext): WorkloadIdentity => {
+  return context.switchToHttp().getRequest<{ user: WorkloadIdentity }>().user;
+});
+
 export const IS_PUBLIC = 'svc:public';
 /** Routes that need no credential (health). */
 export const Public = () => SetMetadata(IS_PUBLIC, true);
+export const WORKLOAD_ONLY = 'svc:workload-only';
+/** The one route that accepts a Svc-Workload proof, and nothing else (MintAgentSessionToken). */
+export const WorkloadOnly = () => SetMetadata(WORKLOAD_ONLY, true);

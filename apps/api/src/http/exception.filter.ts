@@ -19,7 +19,8 @@ export class ApiExceptionFilter implements ExceptionFilter {
     const reply = host.switchToHttp().getResponse<FastifyReply>();
     const error = toDomainError(exception);
     if (error.code === 'INTERNAL') this.logger.error(exception instanceof Error ? exception.stack : String(exception));
-    if (error.code === 'UNAUTHENTICATED') void reply.header('WWW-Authenticate', 'Basic realm="svc"');
+    // The auth guard names the schemes its route accepts; anything else answering UNAUTHENTICATED offers Basic.
+    if (error.code === 'UNAUTHENTICATED' && !reply.hasHeader('WWW-Authenticate')) void reply.header('WWW-Authenticate', 'Basic realm="svc"');
     const body = errorBody(error, this.settings.typeHost);
     void reply.status(body.error.code).header('content-type', 'application/json').send(body);
   }

@@ -399,6 +399,25 @@ describe('AddMember (operator configuration)', () => {
   });
 });
 
+describe('JoinOrganization (a person verified by a trusted identity provider)', () => {
+  const join = (user: string): AccessCommand => ({ type: 'JoinOrganization', actor: as(user, []), user });
+
+  it('adds the person holding the default role', () => {
+    given([initialized]).when(join('users/zoe')).then([memberAdded('users/zoe', ['roles/admin'])]);
+    given([...org, defaultRoleSet('roles/viewer', 'roles/admin')]).when(join('users/zoe')).then([memberAdded('users/zoe', ['roles/viewer'])]);
+  });
+
+  it('adds nobody twice and leaves a known member’s roles alone', () => {
+    given([initialized, memberAdded('users/zoe', ['roles/admin'])]).when(join('users/zoe')).thenNothing();
+    given(org).when(join('users/bob')).thenNothing();
+  });
+
+  it('needs an initialized organization and a user name', () => {
+    given().when(join('users/zoe')).thenFails('FAILED_PRECONDITION', 'organization is not initialized');
+    given([initialized]).when(join('service-accounts/x')).thenFails('INVALID_ARGUMENT', /users\/\{user\}/);
+  });
+});
+
 describe('effectivePermissions and usersWithPermission', () => {
   it('is the sorted union over the live roles held', () => {
     const roles = [ops, writer, { ...role('gone', ['BILLING_WRITE']), deleteTime: T1 }];

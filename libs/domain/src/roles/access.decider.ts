@@ -73,6 +73,11 @@ export type SetDefaultRole = { type: 'SetDefaultRole'; actor: Actor; name: strin
 export type AssignRoles = { type: 'AssignRoles'; actor: Actor; user: string; roles: string[] };
 /** Operator configuration (SVC_CONFIG): trusted, so no escalation check. */
 export type AddMember = { type: 'AddMember'; actor: Actor; member: string; roles: string[] };
+/**
+ * A person the organization does not know yet, verified by a trusted identity provider (Bearer JWT),
+ * joins holding the default role of this very state, so a concurrent SetDefaultRole cannot be missed.
+ */
+export type JoinOrganization = { type: 'JoinOrganization'; actor: Actor; user: string };
 export type AccessCommand =
   | InitializeAccess
   | CreateRole
@@ -80,7 +85,8 @@ export type AccessCommand =
   | DeleteRole
   | SetDefaultRole
   | AssignRoles
-  | AddMember;
+  | AddMember
+  | JoinOrganization;
 
 /** Union of the permissions of the live roles held; a deleted role grants nothing. Sorted. */
 export function effectivePermissions(
@@ -107,7 +113,7 @@ function decide(input: AccessCommand, state: AccessState): AccessEvent[] {
   if (input.type === 'InitializeAccess') return initialize(input, state);
   if (!state.initialized) throw failedPrecondition('organization is not initialized');
   const command = { ...input, actor: asOfState(input.actor, state) } as Exclude<AccessCommand, InitializeAccess>;
-  if (command.type !== 'AddMember' && Object.hasOwn(state.members, command.actor.actor) && !command.actor.permissions.includes('ROLES_WRITE')) {
+  if (command.type !== 'AddMember' && command.type !== 'JoinOrganization' && Object.hasOwn(state.members, command.actor.actor) && !command.actor.permissions.includes('ROLES_WRITE')) {
     throw permissionDenied(`${command.type} requires the ROLES_WRITE permission`);
   }
   switch (command.type) {
@@ -123,6 +129,8 @@ function decide(input: AccessCommand, state: AccessState): AccessEvent[] {
       return assignRoles(command, state);
     case 'AddMember':
       return addMember(command, state);
+    case 'JoinOrganization':
+      return joinOrganization(command, state);
     default:
       return assertNever(command);
   }
@@ -263,6 +271,13 @@ function addMember({ member, roles: refs }: AddMember, state: AccessState): Acce
     }
   }
   return [{ type: 'MemberAdded', data: { member, roles } }];
+}
+
+function joinOrganization({ user }: JoinOrganization, state: AccessState): AccessEvent[] {
+  if (!USER.test(user)) throw invalid(`user must be users/{user}, got '${user}'`);
+  // Idempotent: concurrent first requests of one person add them once.
+  if (Object.hasOwn(state.members, user)) return [];
+  return [{ type: 'MemberAdded', data: { member: user, roles: state.defaultRole === null ? [] : [state.defaultRole] } }];
 }
 
 /** Accepts `roles/{id}` or a bare `{id}`; returns sorted, deduplicated names. */
