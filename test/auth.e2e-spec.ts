@@ -5,7 +5,6 @@ import * as path from 'node:path';
 import { createLocalJWKSet, decodeProtectedHeader, type JSONWebKeySet, jwtVerify, SignJWT, UnsecuredJWT } from 'jose';
 import { createEventStore } from '@svc/infrastructure/event-store';
 import { ALICE, API_MAIN, eventually, freePort, GINA, type Response, Stack, TEST_IDP, TEST_WORKLOAD } from './support/harness';
-import { seedSession } from './support/session-fixture';
 
 const ROLES = 'svc.rbac.v1.RolesService';
 const NOTES = 'svc.notes.v1.NotesService';
@@ -77,9 +76,15 @@ describe('authentication: Bearer, Svc-Workload, Svc-Session (api and projector a
 
   beforeAll(async () => {
     stack = await Stack.start();
-    await seedSession(stack.dataDir, 'acme', S1);
-    await seedSession(stack.dataDir, 'acme', 'agents/triage/sessions/gone', { deleted: true });
-    await seedSession(stack.dataDir, 'globex', GLOBEX_SESSION);
+    // Sessions made the way a user makes them: an agent, then CreateSession (and DeleteSession).
+    const AGENTS = 'svc.nxagent.v2.AgentService';
+    const ok = (res: Response<unknown>) => expect(res.status).toBe(200);
+    ok(await stack.rpc(`${AGENTS}/CreateAgent`, { agent_id: 'triage', agent: { title: 'Triage' } }, ALICE));
+    ok(await stack.rpc(`${AGENTS}/CreateAgent`, { agent_id: 'ledger', agent: { title: 'Ledger' } }, GINA));
+    ok(await stack.rpc(`${AGENTS}/CreateSession`, { parent: 'agents/triage', session_id: 's1' }, ALICE));
+    ok(await stack.rpc(`${AGENTS}/CreateSession`, { parent: 'agents/triage', session_id: 'gone' }, ALICE));
+    ok(await stack.rpc(`${AGENTS}/DeleteSession`, { name: 'agents/triage/sessions/gone' }, ALICE));
+    ok(await stack.rpc(`${AGENTS}/CreateSession`, { parent: 'agents/ledger', session_id: 'g1' }, GINA));
     jwksKid = (await stack.request<JSONWebKeySet>('GET', '/.well-known/jwks.json', { as: null })).body.keys[0].kid ?? '';
   });
   afterAll(async () => {

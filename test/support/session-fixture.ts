@@ -7,7 +7,8 @@ import { docId } from '@svc/infrastructure/projection/projection';
 /**
  * A session as MintAgentSessionToken sees one, written straight into the stores of a data directory:
  * the name claim on `sessionowner-<name>` (as CreateSession appends it) and the `sessions` document
- * (as the sessions projection writes it). For the auth tests, independent of the sessions API.
+ * (as the sessions projection writes it). For the unit test of SessionOwners (apps/api/src/identity);
+ * end-to-end tests create sessions through the API.
  */
 export async function seedSession(dataDir: string, org: string, name: string, options: { deleted?: boolean } = {}): Promise<void> {
   const events = createEventStore({ SVC_DATA_DIR: dataDir });
