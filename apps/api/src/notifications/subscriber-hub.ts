@@ -48,7 +48,11 @@ export class SubscriberHub implements OnModuleDestroy {
   onModuleDestroy(): void {
     this.stopping = true;
     this.stopHeartbeat();
-    for (const stream of this.streams) stream.end();
+    // A client that has read everything gets a clean end; one that has not is cut, so it cannot hold the drain.
+    for (const stream of [...this.streams]) {
+      if (stream.buffered > 0) stream.destroy();
+      else stream.end();
+    }
   }
 
   private beat(): void {
