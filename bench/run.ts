@@ -15,7 +15,9 @@
  *   BENCH_LAG_SAMPLES      projection-lag samples (default max(100, 30 x BENCH_SECONDS))
  *   BENCH_REBUILD_EVENTS   events in the log before the rebuild (default 100000)
  *   BENCH_SESSION_MESSAGES messages in the long session the session phase reads from its end (default 10000)
- *   BENCH_PHASES           comma list of create,get,list,hot,lag,rebuild,session (default all)
+ *   BENCH_PHASES           comma list of create,get,list,hot,lag,notify,idle,rebuild,session (default all)
+ *   BENCH_SUBSCRIBERS      notify: streams over two api processes (default 200); BENCH_PUBLISHES publishes (default 200)
+ *   BENCH_IDLE_SUBSCRIBERS idle: streams held open on one api (default 2000)
  *   BENCH_PROFILE          api | projector | both: run that process under --cpu-prof, print its hot functions
  *   BENCH_READ_WAIT_MS     passed to the api as SVC_READ_WAIT_MS (diagnostic: 0 = commands do not wait for projections)
  *   BENCH_KEEP=1           keep the data directory (and profiles); BENCH_VERBOSE=1 echoes the processes' output
@@ -28,13 +30,14 @@ import { CpuMeter, formatCpu } from './cpu';
 import { Client, type LoadResult, runCount, runLoad } from './load';
 import { type LagResult, measureLag } from './lag';
 import { formatProfile, newestProfile, summarizeProfile } from './profile';
+import { measureDelivery, measureIdleMemory } from './notifications';
 import { measureRebuild, type RebuildResult, seedEvents, type SeedResult } from './rebuild';
 import { seedLongSession } from './session';
 import { LISTER, Stack, WRITER } from './stack';
 import { fmtMs, fmtRate } from './stats';
 
 const NOTES = '/svc.notes.v1.NotesService';
-const PHASES = ['create', 'get', 'list', 'hot', 'lag', 'rebuild', 'session'] as const;
+const PHASES = ['create', 'get', 'list', 'hot', 'lag', 'notify', 'idle', 'rebuild', 'session'] as const;
 type Phase = (typeof PHASES)[number];
 
 interface Settings {
@@ -354,6 +357,33 @@ async function main(): Promise<void> {
 
     writer.close();
     lister.close();
+
+    // Notification stream: Publish-to-delivery over two api processes, then idle streams' memory.
+    if (settings.phases.has('notify')) {
+      const subscribers = Math.round(numberEnv('BENCH_SUBSCRIBERS', 200));
+      const publishes = Math.round(numberEnv('BENCH_PUBLISHES', 200));
+      log('starting a second api instance ...');
+      const second = await stack.startSecondApi();
+      log(`notify: ${subscribers} subscribers over two api processes, ${publishes} publishes ...`);
+      meter.begin();
+      const d = await measureDelivery([stack.baseUrl, second], WRITER, subscribers, publishes);
+      details.push(
+        `Publish to delivery: ${d.subscribers} subscribers (half on each of two api processes), ${d.publishes} publishes one at a time, ` +
+          `${d.latency.count} deliveries (${d.missing} missing): p50 ${fmtMs(d.latency.p50)}, p90 ${fmtMs(d.latency.p90)}, p99 ${fmtMs(d.latency.p99)}, max ${fmtMs(d.latency.max)}\n` +
+          `    ${formatCpu(meter.end())}`,
+      );
+      results.notify = d;
+      rows.push({ measure: `Publish to delivery p50 (${d.subscribers} subscribers, 2 apis)`, result: fmtMs(d.latency.p50), target: '<= 50 ms', pass: d.latency.p50 <= 50 && d.missing === 0 });
+      rows.push({ measure: `Publish to delivery p99 (${d.subscribers} subscribers, 2 apis)`, result: fmtMs(d.latency.p99), target: '<= 250 ms', pass: d.latency.p99 <= 250 && d.missing === 0 });
+    }
+    if (settings.phases.has('idle')) {
+      const count = Math.round(numberEnv('BENCH_IDLE_SUBSCRIBERS', 2000));
+      log(`idle: ${count} idle subscribers on one api ...`);
+      const r = await measureIdleMemory(stack.baseUrl, stack.apiPid!, WRITER, count);
+      details.push(`Idle subscribers: api RSS ${r.rssBeforeMb.toFixed(1)} MB -> ${r.rssAfterMb.toFixed(1)} MB with ${r.subscribers} open streams (${r.perSubscriberKb.toFixed(1)} KB each)`);
+      results.idle = r;
+      rows.push({ measure: `api memory for ${r.subscribers} idle subscribers`, result: `+${(r.rssAfterMb - r.rssBeforeMb).toFixed(1)} MB RSS`, target: '<= 200 MB', pass: r.rssAfterMb - r.rssBeforeMb <= 200 });
+    }
 
     // 6. Rebuild from position 0 with the projector stopped.
     if (settings.phases.has('rebuild')) {

@@ -55,6 +55,8 @@ export class Stack {
   port = 0;
   private api: ChildProcess | null = null;
   private projector: ChildProcess | null = null;
+  /** Further api instances (startSecondApi). */
+  private readonly extra: ChildProcess[] = [];
   private readonly output: string[] = [];
   private env: NodeJS.ProcessEnv = {};
 
@@ -93,6 +95,27 @@ export class Stack {
     await this.waitHealthy();
   }
 
+  /** Starts another api instance on the same data directory (`npm run start:api`); answers its base URL. */
+  async startSecondApi(): Promise<string> {
+    const port = await freePort();
+    const child = this.spawn('api2', API_MAIN, { SVC_PROJECTOR: 'off', PORT: String(port), ...this.options.apiEnv }, []);
+    this.extra.push(child);
+    const url = `http://127.0.0.1:${port}`;
+    const deadline = Date.now() + 60_000;
+    while (Date.now() < deadline) {
+      if (child.exitCode !== null) throw new Error(`the second api exited (${child.exitCode}):\n${this.recentOutput()}`);
+      try {
+        const res = await fetch(`${url}/healthz`);
+        await res.arrayBuffer();
+        if (res.status === 200) return url;
+      } catch {
+        // not listening yet
+      }
+      await sleep(100);
+    }
+    throw new Error(`the second api did not become healthy:\n${this.recentOutput()}`);
+  }
+
   get apiPid(): number | undefined {
     return this.api?.pid;
   }
@@ -108,14 +131,14 @@ export class Stack {
   }
 
   async stop(): Promise<void> {
-    await Promise.all([this.api, this.projector].filter((p): p is ChildProcess => p !== null).map((p) => stopProcess(p)));
+    await Promise.all([this.api, this.projector, ...this.extra.splice(0)].filter((p): p is ChildProcess => p !== null).map((p) => stopProcess(p)));
     this.api = null;
     this.projector = null;
   }
 
   /** Synchronous last-resort kill for process exit handlers. */
   killNow(): void {
-    for (const child of [this.api, this.projector]) {
+    for (const child of [this.api, this.projector, ...this.extra]) {
       if (child && child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
     }
   }

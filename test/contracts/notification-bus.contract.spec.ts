@@ -82,3 +82,25 @@ describe('createNotificationBus', () => {
     }
   });
 });
+
+describe('SqliteNotificationBus specifics', () => {
+  it('bounds the bytes it keeps as well as the rows', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'svc-notification-bus-'));
+    const file = join(dir, 'notifications.db');
+    const bus = new SqliteNotificationBus({ file, maxRows: 1000, maxBytes: 10_000 });
+    try {
+      for (let i = 0; i < 50; i++) await bus.publish('acme', 't', { payload: 'x'.repeat(1000) });
+      const db = new Database(file, { readonly: true });
+      try {
+        const [rows, bytes] = db.prepare('SELECT COUNT(*), SUM(bytes) FROM notifications').raw().get() as [number, number];
+        expect(bytes).toBeLessThanOrEqual(10_000);
+        expect(rows).toBeGreaterThan(5);
+      } finally {
+        db.close();
+      }
+    } finally {
+      await bus.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});

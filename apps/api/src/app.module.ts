@@ -17,6 +17,7 @@ import { MethodRegistry } from './http/method-registry';
 import { RestController } from './http/rest.controller';
 import { RpcController } from './http/rpc.controller';
 import { IdentityModule } from './identity/identity.controller';
+import { NotificationsModule } from './notifications/notifications.module';
 import { StartupModule } from './operator-config/startup.service';
 import { ResourceKit } from './resource-kit/resource-kit';
 import { RolesModule } from './roles/roles.module';
@@ -46,6 +47,7 @@ export function appModule(settings: Settings) {
       SessionsModule,
       DeploymonitorModule,
       CatalogModule,
+      NotificationsModule,
     ],
     controllers: [RpcController, RestController],
     providers: [

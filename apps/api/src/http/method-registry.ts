@@ -12,6 +12,8 @@ export { parseRequest };
 export interface MethodCall<Req> {
   principal: Principal;
   request: Req;
+  /** Request headers, lower-case names (an event stream's `last-event-id`); empty when not over HTTP. */
+  headers: Readonly<Record<string, string | string[] | undefined>>;
 }
 
 /** One API method: how to validate its request and what to do with it. Routes map to these. */
@@ -71,7 +73,14 @@ export class MethodRegistry {
    * the spec gives only REST paths for (their services are our naming, not the spec's); a method the
    * spec shows no path for at all (customers v1) is served on its RPC path.
    */
-  async invoke(service: string, method: string, principal: Principal, body: unknown, via: 'rpc' | 'rest' = 'rest'): Promise<unknown> {
+  async invoke(
+    service: string,
+    method: string,
+    principal: Principal,
+    body: unknown,
+    via: 'rpc' | 'rest' = 'rest',
+    headers: MethodCall<object>['headers'] = {},
+  ): Promise<unknown> {
     const spec = SPEC_METHODS.find((m) => m.service === service && m.method === method);
     if (via === 'rpc' && spec && !spec.rpc && spec.rest?.length) throw new DomainError('NOT_FOUND', `no method ${service}/${method}; use ${spec.rest?.join(' or ')}`);
     const definition = this.methods.get(`${service}/${method}`);
@@ -90,6 +99,6 @@ export class MethodRegistry {
       throw new DomainError('PERMISSION_DENIED', `${method} requires the ${definition.permission} permission`);
     }
     const request = await parseRequest(definition, body);
-    return definition.handle({ principal, request });
+    return definition.handle({ principal, request, headers });
   }
 }

@@ -3,6 +3,7 @@ import { SPEC_METHODS } from '@svc/contracts/catalog';
 import { DomainError } from '@svc/domain/shared/domain-error';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { CurrentPrincipal, type Principal } from '../auth/principal';
+import { answer } from './event-stream';
 import { MethodRegistry } from './method-registry';
 import { RestRouter, restRequest } from './rest-routes';
 
@@ -15,7 +16,7 @@ export class RestController {
 
   @All(['v1/*', 'v2/*'])
   @HttpCode(200)
-  call(
+  async call(
     @Req() req: FastifyRequest,
     @CurrentPrincipal() principal: Principal,
     @Res({ passthrough: true }) reply: FastifyReply,
@@ -28,6 +29,7 @@ export class RestController {
     const query = (req.query ?? {}) as Record<string, unknown>;
     const { service, method } = match.route;
     for (const [name, value] of Object.entries(this.registry.headersOf(service, method))) void reply.header(name, value);
-    return this.registry.invoke(service, method, principal, restRequest(match, query, req.body));
+    const result = await this.registry.invoke(service, method, principal, restRequest(match, query, req.body), 'rest', req.headers);
+    return answer(reply, result);
   }
 }

@@ -16,6 +16,8 @@ export interface SqliteNotificationBusOptions {
   file: string;
   /** Rows kept; older ones are deleted as new ones arrive. Default 10,000. */
   maxRows?: number;
+  /** Bytes of notification bodies kept (the same rule). Default 64 MiB. */
+  maxBytes?: number;
   /** How often an idle tail looks for rows another process inserted. Default 10 ms. */
   pollIntervalMs?: number;
 }
@@ -28,8 +30,15 @@ CREATE TABLE IF NOT EXISTS notifications (
   seq   INTEGER PRIMARY KEY AUTOINCREMENT,
   org   TEXT NOT NULL,
   topic TEXT NOT NULL,
-  body  TEXT NOT NULL
+  body  TEXT NOT NULL,
+  bytes INTEGER NOT NULL
 );
+CREATE TABLE IF NOT EXISTS retained (
+  id    INTEGER PRIMARY KEY CHECK (id = 1),
+  rows  INTEGER NOT NULL,
+  bytes INTEGER NOT NULL
+);
+INSERT OR IGNORE INTO retained (id, rows, bytes) VALUES (1, 0, 0);
 `;
 const PAGE = 512;
 
@@ -51,6 +60,7 @@ export class SqliteNotificationBus implements NotificationBus {
   private readonly db: Database.Database;
   private readonly wakeKey: string;
   private readonly maxRows: number;
+  private readonly maxBytes: number;
   private readonly pollIntervalMs: number;
   private readonly listeners = new Listeners<number>();
   private readonly insert: Database.Transaction<(org: string, topic: string, body: string) => void>;
@@ -64,16 +74,31 @@ export class SqliteNotificationBus implements NotificationBus {
   constructor(options: SqliteNotificationBusOptions) {
     this.wakeKey = resolvePath(options.file);
     this.maxRows = options.maxRows ?? 10_000;
+    this.maxBytes = options.maxBytes ?? 64 * 1024 * 1024;
     this.pollIntervalMs = options.pollIntervalMs ?? 10;
     this.db = new Database(options.file, { timeout: 5000 });
     this.db.pragma('journal_mode = WAL');
     this.db.pragma('synchronous = OFF');
     this.db.exec(SCHEMA);
-    const insertRow = this.db.prepare<[string, string, string]>('INSERT INTO notifications (org, topic, body) VALUES (?, ?, ?)');
-    const trim = this.db.prepare<[number]>('DELETE FROM notifications WHERE seq <= ?');
+    const insertRow = this.db.prepare<[string, string, string, number]>('INSERT INTO notifications (org, topic, body, bytes) VALUES (?, ?, ?, ?)');
+    const totals = this.db.prepare<[], { rows: number; bytes: number }>('SELECT rows, bytes FROM retained WHERE id = 1');
+    const setTotals = this.db.prepare<[number, number]>('UPDATE retained SET rows = ?, bytes = ? WHERE id = 1');
+    const oldest = this.db.prepare<[], { seq: number; bytes: number }>('SELECT seq, bytes FROM notifications ORDER BY seq LIMIT 1');
+    const drop = this.db.prepare<[number]>('DELETE FROM notifications WHERE seq = ?');
+    // Running totals make the trim cost what it deletes (usually one row), never a scan.
     this.insert = this.db.transaction((org: string, topic: string, body: string) => {
-      const seq = Number(insertRow.run(org, topic, body).lastInsertRowid);
-      trim.run(seq - this.maxRows);
+      const size = Buffer.byteLength(body);
+      insertRow.run(org, topic, body, size);
+      let { rows, bytes } = totals.get()!;
+      rows += 1;
+      bytes += size;
+      while (rows > this.maxRows || (bytes > this.maxBytes && rows > 1)) {
+        const row = oldest.get()!;
+        drop.run(row.seq);
+        rows -= 1;
+        bytes -= row.bytes;
+      }
+      setTotals.run(rows, bytes);
     });
     this.pageAfter = this.db.prepare<[number, number], Row>('SELECT seq, org, topic, body FROM notifications WHERE seq > ? ORDER BY seq LIMIT ?');
     this.maxSeq = this.db.prepare<[], number | null>('SELECT MAX(seq) FROM notifications').pluck();

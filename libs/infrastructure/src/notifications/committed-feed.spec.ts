@@ -1,0 +1,109 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { randomUUID } from 'node:crypto';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { SqliteEventStore, type Position } from '../event-store';
+import { CommittedFeed, followCommitted, type CommittedBatch } from './committed-feed';
+import { committedNotifications } from './session-notifications';
+
+const HOST = 'example.test';
+const activity = (text: string) => ({ '@type': `${HOST}/svc.nxagent.v1.Activity`, user: { text: { text } } });
+
+describe('committed notifications', () => {
+  let dir: string;
+  let store: SqliteEventStore;
+  let feed: CommittedFeed;
+  beforeEach(() => {
+    dir = mkdtempSync(join(tmpdir(), 'svc-feed-'));
+    store = new SqliteEventStore({ file: join(dir, 'events.db') });
+    feed = new CommittedFeed(store, (e) => committedNotifications(e, HOST));
+  });
+  afterEach(async () => {
+    await feed.close();
+    await store.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  const write = async (org: string, session: string, texts: string[], firstOffset = 0): Promise<Position> => {
+    const stream = `session-${org}:agents/a/sessions/${session}`;
+    const expected = 'any' as const;
+    const result = await store.append(
+      stream,
+      [
+        {
+          id: randomUUID(),
+          type: 'SessionMessagesWritten',
+          data: { firstOffset, messages: texts.map(activity), writeMode: 'WRITE_MODE_CHECKPOINT', author: 'user', writeTime: new Date().toISOString() },
+          metadata: { org, actor: 'users/alice', subject: 'users/alice', correlationId: 'c', causationId: 'c', occurredAt: new Date().toISOString(), schemaVersion: 1 },
+        },
+      ],
+      expected,
+    );
+    return result.position;
+  };
+  const texts = (batches: CommittedBatch[]) =>
+    batches.flatMap((b) => b.notifications.filter((n) => String(n.notification.value && (n.notification.value as { '@type': string })['@type']).endsWith('Activity')).map((n) => ((n.notification.value as { user: { text: { text: string } } }).user.text.text)));
+  const until = async (cond: () => boolean) => {
+    const deadline = Date.now() + 5000;
+    while (!cond()) {
+      if (Date.now() > deadline) throw new Error('timed out');
+      await new Promise((r) => setTimeout(r, 5));
+    }
+  };
+
+  it('maps each message to an ActivityNotification (0-based offset, inner Any) then the bare Activity, on the session topic', async () => {
+    const [event] = await (async () => {
+      await write('acme', 's1', ['a', 'b'], 3);
+      return store.readAll();
+    })();
+    expect(committedNotifications(event, HOST)).toEqual([
+      { org: 'acme', topic: 'agents/a/sessions/s1', notification: { value: { '@type': `${HOST}/svc.nxagent.v1.ActivityNotification`, sessionOffset: 3, activity: activity('a') } } },
+      { org: 'acme', topic: 'agents/a/sessions/s1', notification: { value: activity('a') } },
+      { org: 'acme', topic: 'agents/a/sessions/s1', notification: { value: { '@type': `${HOST}/svc.nxagent.v1.ActivityNotification`, sessionOffset: 4, activity: activity('b') } } },
+      { org: 'acme', topic: 'agents/a/sessions/s1', notification: { value: activity('b') } },
+    ]);
+  });
+
+  it('replays what was missed after a position, then continues live, nothing skipped or repeated, org and topic filtered', async () => {
+    await write('acme', 's1', ['before']);
+    const resumeFrom = await write('acme', 's1', ['seen'], 1);
+    await write('acme', 's1', ['missed 1'], 2);
+    await write('globex', 's1', ['other org']);
+    await write('acme', 's2', ['other topic']);
+    await write('acme', 's1', ['missed 2'], 3);
+    const got: CommittedBatch[] = [];
+    let caughtUpAt: Position | undefined;
+    const sub = await followCommitted(feed, { org: 'acme', topic: 'agents/a/sessions/s1', after: resumeFrom }, {
+      replayed: async (b) => {
+        got.push(b);
+        // While the replay waits on a slow client, new events arrive: held, then delivered after.
+        if (got.length === 1) await write('acme', 's1', ['during'], 4);
+      },
+      live: (b) => got.push(b),
+      caughtUp: (p) => (caughtUpAt = p),
+      overflow: () => {
+        throw new Error('no overflow expected');
+      },
+    });
+    await sub.caughtUp;
+    expect(caughtUpAt).toBeDefined();
+    await write('acme', 's1', ['live'], 5);
+    await until(() => texts(got).includes('live'));
+    expect(texts(got)).toEqual(['missed 1', 'missed 2', 'during', 'live']);
+    const positions = got.map((b) => b.position.commit);
+    expect([...positions].sort((a, b) => (a < b ? -1 : 1))).toEqual(positions);
+    sub.close();
+    expect(feed.listenerCount).toBe(0);
+    expect(feed.isSubscribed).toBe(false);
+  });
+
+  it('without a position, only what is committed after following', async () => {
+    await write('acme', 's1', ['old']);
+    const got: CommittedBatch[] = [];
+    const sub = await followCommitted(feed, { org: 'acme' }, { replayed: async () => undefined, live: (b) => got.push(b), caughtUp: () => undefined, overflow: () => undefined });
+    await write('acme', 's1', ['new'], 1);
+    await until(() => got.length === 1);
+    expect(texts(got)).toEqual(['new']);
+    sub.close();
+  });
+});
