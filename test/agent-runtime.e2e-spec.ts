@@ -67,6 +67,45 @@ describe('the agent runtime (built-in, the default)', () => {
     expect(described).toMatchObject({ sessionLength: 4, conclusion: { done: { message: reply, issues: [{ title: 'Disk full', description: '/var is at 100%' }] } } });
     expect((await readWhen(stack, session, () => true)).messages.slice(2)).toEqual([user('Please conclude.\nissue: Disk full | /var is at 100%'), assistant(reply)]);
   });
+
+  it('stubs write-classified tools in dry-run (backtest) and incognito sessions, and runs them as usual elsewhere; such sessions are listed only when asked for', async () => {
+    const poster = { prompt: 'You post updates.', connections: [{ name: 'connections/warehouse', enabled_tools: ['TOOL_SQLDB_QUERY'] }, { name: 'connections/slack', enabled_tools: ['TOOL_CHAT_POST_MESSAGE'] }] };
+    expect((await stack.rpc(`${S}/CreateAgent`, { agent_id: 'poster', agent: poster })).status).toBe(200);
+    const ask = 'Post it with TOOL_CHAT_POST_MESSAGE after TOOL_SQLDB_QUERY.';
+    const answerIn = async (session: string) => {
+      expect((await stack.rpc(`${S}/Write`, { session, messages: [user(ask)] })).status).toBe(200);
+      const read = await readWhen(stack, session, (r) => r.status === 'STATUS_WAITING' && r.sessionLength === 4);
+      const results = (read.messages[2].user as { toolResults: Array<{ toolCallId: string; content: string }> }).toolResults;
+      return { results: results.map((r) => JSON.parse(r.content) as Record<string, unknown>), reply: read.messages[3] };
+    };
+
+    const backtest = await stack.request<{ session: string }>('POST', '/v1/agents:launchBacktest', { body: { agent_name: 'agents/poster', mock_time: '2024-05-01T10:00:00Z' } });
+    expect(backtest.status).toBe(200);
+    const dry = await answerIn(backtest.body.session);
+    expect(dry.results).toEqual([expect.objectContaining({ stubbed: true, message: expect.stringContaining('a dry-run session does not run it') }), expect.objectContaining({ error: 'UNAVAILABLE' })]);
+    expect(dry.reply).toEqual(assistant(`You said: ${ask}\nTOOL_CHAT_POST_MESSAGE: stubbed (not run).\nTOOL_SQLDB_QUERY: unavailable in this runtime.`));
+
+    const secret = await stack.rpc<{ session: { name: string } }>(`${S}/CreateSession`, { parent: 'agents/poster', incognito: true });
+    const incognito = await answerIn(secret.body.session.name);
+    expect(incognito.results[0]).toEqual(expect.objectContaining({ stubbed: true, message: expect.stringContaining('an incognito session does not run it') }));
+
+    // An ordinary session does not stub it: the tool is merely unavailable in this runtime.
+    const plain = await stack.rpc<{ session: { name: string } }>(`${S}/CreateSession`, { parent: 'agents/poster' });
+    const ordinary = await answerIn(plain.body.session.name);
+    expect(ordinary.results.map((r) => r.error)).toEqual(['UNAVAILABLE', 'UNAVAILABLE']);
+    expect(ordinary.results.some((r) => 'stubbed' in r)).toBe(false);
+
+    // DescribeSessions and ListSessions show the dry-run and incognito sessions only when the filter asks for them.
+    const names = async (method: 'ListSessions' | 'DescribeSessions', filter?: string) => {
+      const res = await stack.rpc<{ sessions?: Array<{ name: string }>; sessionDescriptions?: Array<{ session: { name: string } }> }>(`${S}/${method}`, { parent: 'agents/poster', ...(filter ? { filter } : {}) });
+      expect(res.status).toBe(200);
+      return (res.body.sessions ?? res.body.sessionDescriptions?.map((d) => d.session) ?? []).map((x) => x.name).sort();
+    };
+    for (const method of ['ListSessions', 'DescribeSessions'] as const) {
+      expect(await names(method)).toEqual([plain.body.session.name]);
+      expect(await names(method, 'incognito = true')).toEqual([backtest.body.session, secret.body.session.name].sort());
+    }
+  });
 });
 
 /**

@@ -1,96 +1,16 @@
 /**
  * The notification stream over HTTP, with the real processes: two api instances on one data
- * directory and one projector. Session activity is appended to the log directly (what a Write
- * commits), so these tests do not depend on the sessions area.
+ * directory and one projector. Sessions are written with Write, as a user writes them; the agent
+ * runtime is off here, so the committed activity of a session is exactly what the test writes
+ * (session activity with the runtime at work: session-activity.e2e-spec.ts).
  */
 import { randomUUID } from 'node:crypto';
 import * as net from 'node:net';
-import { join } from 'node:path';
-import { SqliteEventStore } from '@svc/infrastructure/event-store';
-import { ALICE, API_MAIN, BOB, type Credentials, GINA, Stack, eventually, freePort, sleep } from './support/harness';
+import { ALICE, BOB, type Credentials, GINA, Stack, eventually, sleep } from './support/harness';
+import { PUBLISH, SUBSCRIBE, SseClient, startSecondApi } from './support/sse';
 
-const SUBSCRIBE = '/svc.notifications.v1.NotificationService/Subscribe';
-const PUBLISH = '/svc.notifications.v1.NotificationService/Publish';
 const TYPE_HOST = 'types.example.test';
-
-interface SseEvent {
-  id?: string;
-  data: Record<string, unknown>;
-}
-
-/** A server-sent events client on fetch: events with their ids, comments, and the last id seen. */
-class SseClient {
-  readonly events: SseEvent[] = [];
-  readonly comments: string[] = [];
-  lastId: string | undefined;
-  status = 0;
-  ended = false;
-  errorBody: Record<string, unknown> | undefined;
-  private readonly abort = new AbortController();
-  private done: Promise<void> = Promise.resolve();
-
-  static async open(baseUrl: string, options: { as?: Credentials; body?: unknown; lastEventId?: string; path?: string } = {}): Promise<SseClient> {
-    const client = new SseClient();
-    const as = options.as ?? ALICE;
-    const headers: Record<string, string> = {
-      authorization: `Basic ${Buffer.from(`${as.username}:${as.password}`).toString('base64')}`,
-      'content-type': 'application/json',
-    };
-    if (options.lastEventId) headers['last-event-id'] = options.lastEventId;
-    const res = await fetch(`${baseUrl}${options.path ?? SUBSCRIBE}`, { method: 'POST', headers, body: JSON.stringify(options.body ?? {}), signal: client.abort.signal });
-    client.status = res.status;
-    if (res.status !== 200) {
-      client.errorBody = (await res.json()) as Record<string, unknown>;
-      return client;
-    }
-    expect(res.headers.get('content-type')).toMatch(/^text\/event-stream/);
-    client.done = client.read(res.body!.getReader());
-    // The server's first frame is a comment: the subscription is live once it arrives.
-    await eventually(async () => (client.comments.includes('subscribed') ? true : undefined));
-    return client;
-  }
-
-  private async read(reader: ReadableStreamDefaultReader<Uint8Array>): Promise<void> {
-    const decoder = new TextDecoder();
-    let buffer = '';
-    try {
-      for (;;) {
-        const { value, done } = await reader.read();
-        if (done) break;
-        buffer += decoder.decode(value, { stream: true });
-        let end: number;
-        while ((end = buffer.indexOf('\n\n')) >= 0) {
-          this.frame(buffer.slice(0, end));
-          buffer = buffer.slice(end + 2);
-        }
-      }
-    } catch {
-      // aborted by close()
-    }
-    this.ended = true;
-  }
-
-  private frame(text: string): void {
-    let id: string | undefined;
-    let data: string | undefined;
-    for (const line of text.split('\n')) {
-      if (line.startsWith(': ')) this.comments.push(line.slice(2));
-      else if (line.startsWith('id: ')) id = line.slice(4);
-      else if (line.startsWith('data: ')) data = line.slice(6);
-    }
-    if (id !== undefined) this.lastId = id;
-    if (data !== undefined) this.events.push({ id, data: JSON.parse(data) as Record<string, unknown> });
-  }
-
-  payloads(): unknown[] {
-    return this.events.map((e) => e.data.payload);
-  }
-
-  async close(): Promise<void> {
-    this.abort.abort();
-    await this.done;
-  }
-}
+const S = 'svc.nxagent.v2.AgentService';
 
 describe('Notification stream', () => {
   let stack: Stack;
@@ -99,19 +19,17 @@ describe('Notification stream', () => {
 
   beforeAll(async () => {
     stack = await Stack.start({
-      env: { SVC_TYPE_HOST: TYPE_HOST, SVC_NOTIFY_HEARTBEAT_MS: '200', SVC_NOTIFY_MAX_SUBSCRIBERS_PER_ORG: '6', SVC_NOTIFY_MAX_BUFFER_BYTES: '65536' },
+      env: {
+        SVC_TYPE_HOST: TYPE_HOST,
+        SVC_NOTIFY_HEARTBEAT_MS: '200',
+        SVC_NOTIFY_MAX_SUBSCRIBERS_PER_ORG: '6',
+        SVC_NOTIFY_MAX_BUFFER_BYTES: '65536',
+        SVC_AGENT_RUNTIME: 'off',
+      },
     });
     // A second api instance on the same data directory (`npm run start:api`), the projector shared.
-    const port = await freePort();
-    second = `http://127.0.0.1:${port}`;
-    stack.spawn('api2', API_MAIN, { SVC_PROJECTOR: 'off', PORT: String(port) });
-    await eventually(async () => {
-      try {
-        return (await fetch(`${second}/healthz`)).status === 200 ? true : undefined;
-      } catch {
-        return undefined;
-      }
-    }, 30_000);
+    second = await startSecondApi(stack);
+    for (const as of [ALICE, GINA]) expect((await stack.rpc(`${S}/CreateAgent`, { agent_id: 'triage', agent: { prompt: 'You triage.' } }, as)).status).toBe(200);
   });
   afterEach(async () => {
     for (const c of clients.splice(0)) await c.close();
@@ -132,31 +50,12 @@ describe('Notification stream', () => {
         }).then(async (r) => ({ status: r.status, body: (await r.json()) as Record<string, unknown> }))
       : stack.rpc(PUBLISH.slice(1), { notification }, as);
 
-  /** What a Write commits: one SessionMessagesWritten on the session's stream (appended as another process would). */
-  const commitMessages = async (org: string, session: string, texts: string[], firstOffset: number): Promise<void> => {
-    const store = new SqliteEventStore({ file: join(stack.dataDir, 'events.db') });
-    try {
-      await store.append(
-        `session-${org}:agents/triage/sessions/${session}`,
-        [
-          {
-            id: randomUUID(),
-            type: 'SessionMessagesWritten',
-            data: {
-              firstOffset,
-              messages: texts.map((text) => ({ '@type': `${TYPE_HOST}/svc.nxagent.v1.Activity`, user: { text: { text } } })),
-              writeMode: 'WRITE_MODE_CHECKPOINT',
-              author: 'user',
-              writeTime: new Date().toISOString(),
-            },
-            metadata: { org, actor: 'users/alice', subject: 'users/alice', correlationId: 'c', causationId: 'c', occurredAt: new Date().toISOString(), schemaVersion: 1 },
-          },
-        ],
-        'any',
-      );
-    } finally {
-      await store.close();
-    }
+  const activity = (text: string) => ({ '@type': `${TYPE_HOST}/svc.nxagent.v1.Activity`, user: { text: { text } } });
+  /** A checkpoint Write of user messages to a session of agents/triage, as `as`; checks the offset they land at. */
+  const write = async (as: Credentials, session: string, texts: string[], firstOffset: number): Promise<void> => {
+    const res = await stack.rpc<{ sessionLength: number }>(`${S}/Write`, { session: `agents/triage/sessions/${session}`, messages: texts.map(activity) }, as);
+    expect(res.status).toBe(200);
+    expect(res.body.sessionLength).toBe(firstOffset + texts.length);
   };
 
   it('delivers a Publish on one api instance to subscribers on both, REST and RPC alike', async () => {
@@ -229,8 +128,10 @@ describe('Notification stream', () => {
   it('carries committed session activity with log positions as ids; a reconnect with Last-Event-ID gets the committed ones it missed and no ephemeral ones', async () => {
     const session = `s-${randomUUID().slice(0, 8)}`;
     const topic = `agents/triage/sessions/${session}`;
+    expect((await stack.rpc(`${S}/CreateSession`, { parent: 'agents/triage', session_id: session })).status).toBe(200);
+    expect((await stack.rpc(`${S}/CreateSession`, { parent: 'agents/triage', session_id: `${session}-g` }, GINA)).status).toBe(200);
     const first = await subscribe(second, { body: { topic } });
-    await commitMessages('acme', session, ['one'], 0);
+    await write(ALICE, session, ['one'], 0);
     await eventually(async () => (first.events.length === 2 ? true : undefined));
     expect(first.events.map((e) => e.data)).toEqual([
       { topic, value: { '@type': `${TYPE_HOST}/svc.nxagent.v1.ActivityNotification`, sessionOffset: 0, activity: { '@type': `${TYPE_HOST}/svc.nxagent.v1.Activity`, user: { text: { text: 'one' } } } } },
@@ -243,10 +144,10 @@ describe('Notification stream', () => {
     await first.close();
 
     // While disconnected: committed messages (one in another organization), and ephemeral ones.
-    await commitMessages('acme', session, ['two', 'three'], 1);
-    await commitMessages('globex', session, ['not yours'], 0);
+    await write(ALICE, session, ['two', 'three'], 1);
+    await write(GINA, `${session}-g`, ['not yours'], 0);
     await publish({ topic, payload: 'ephemeral while away' });
-    await commitMessages('acme', session, ['four'], 3);
+    await write(ALICE, session, ['four'], 3);
 
     const again = await subscribe(stack.baseUrl, { body: { topic }, lastEventId: resumeFrom });
     await eventually(async () => (again.events.length === 6 ? true : undefined));
@@ -255,7 +156,7 @@ describe('Notification stream', () => {
     expect(offsets(again)).toEqual([1, 2, 3]);
     expect(again.payloads().filter((p) => p !== undefined)).toEqual([]);
     // Then live: committed and ephemeral both.
-    await commitMessages('acme', session, ['five'], 4);
+    await write(ALICE, session, ['five'], 4);
     await publish({ topic, payload: 'live ephemeral' });
     await eventually(async () => (again.events.length === 9 ? true : undefined));
     expect(offsets(again)).toEqual([1, 2, 3, 4]);

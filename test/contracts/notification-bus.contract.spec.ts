@@ -104,3 +104,29 @@ describe('SqliteNotificationBus specifics', () => {
     }
   });
 });
+
+describe('SqliteNotificationBus sync', () => {
+  it('reads rows another process wrote without waiting for the poll', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'svc-notification-bus-'));
+    const file = join(dir, 'notifications.db');
+    // A poll far longer than the test: only sync can deliver what another process wrote (no in-process wake-up).
+    const bus = new SqliteNotificationBus({ file, pollIntervalMs: 60_000 });
+    try {
+      const seen: unknown[] = [];
+      await bus.subscribe('acme', { onNotification: (n) => seen.push(n.notification.payload) });
+      const db = new Database(file);
+      try {
+        const insert = db.prepare('INSERT INTO notifications (org, topic, body, bytes) VALUES (?, ?, ?, ?)');
+        for (const payload of ['a', 'b', 'c']) insert.run('acme', 't', JSON.stringify({ payload }), 20);
+      } finally {
+        db.close();
+      }
+      expect(seen).toEqual([]);
+      await bus.sync();
+      expect(seen).toEqual(['a', 'b', 'c']);
+    } finally {
+      await bus.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});

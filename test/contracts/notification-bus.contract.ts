@@ -91,6 +91,20 @@ export function describeNotificationBusContract(name: string, make: () => Promis
       expect(here.payloads()).toEqual(['child 0', 'child 1', 'child 2']);
     }, 30_000);
 
+    it('sync delivers to this instance what any instance published before it, so a later log event cannot overtake it', async () => {
+      const other = await another();
+      const here = await received(bus, org);
+      for (let i = 0; i < 20; i++) await other.publish(org, 't', { payload: `n${i}` });
+      await bus.sync();
+      // No waiting: sync has delivered them.
+      expect(here.payloads()).toEqual(Array.from({ length: 20 }, (_, i) => `n${i}`));
+      await bus.publish(org, 't', { payload: 'later' });
+      await waitFor(() => here.seen.length === 21, 'the tail after sync');
+      expect(here.payloads()[20]).toBe('later');
+      // Without subscribers there is nothing to deliver: sync answers at once.
+      await (await another()).sync();
+    });
+
     it('narrows delivery to a topic and the topics under it', async () => {
       const all = await received(bus, org);
       const session = await received(bus, org, 'agents/a/sessions/s');

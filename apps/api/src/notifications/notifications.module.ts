@@ -70,8 +70,9 @@ class NotificationsMethods implements OnModuleInit, OnModuleDestroy {
     { provide: NOTIFICATION_SETTINGS, useFactory: () => loadNotificationSettings() },
     {
       provide: CommittedFeed,
-      useFactory: (events: EventStore, settings: Settings) => new CommittedFeed(events, (event) => committedNotifications(event, settings.typeHost)),
-      inject: [EVENT_STORE, SETTINGS],
+      useFactory: (events: EventStore, settings: Settings, bus: NotificationBus) =>
+        new CommittedFeed(events, (event) => committedNotifications(event, settings.typeHost), () => bus.sync()),
+      inject: [EVENT_STORE, SETTINGS, NOTIFICATION_BUS],
     },
     SubscriberHub,
     NotificationStreams,

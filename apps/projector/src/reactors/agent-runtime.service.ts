@@ -5,35 +5,36 @@ import type { EventStore } from '@svc/infrastructure/event-store/event-store.por
 import { createAgentRuntime, loadRuntimeSettings } from '@svc/infrastructure/integrations/agent-runtime';
 import { TurnRunner } from '@svc/infrastructure/integrations/agent-runtime/turn-runner';
 import { EVENT_STORE, READ_STORE, SETTINGS } from '@svc/infrastructure/nest/tokens';
-import { createNotificationBus, type NotificationBus } from '@svc/infrastructure/notifications';
+import { NOTIFICATION_BUS, type NotificationBus } from '@svc/infrastructure/notifications/notification-bus.port';
 import type { ReadStore } from '@svc/infrastructure/read-store/read-store.port';
 import { AgentRuntimeReactor } from './agent-runtime.reactor';
 
 /**
  * Hosts the agent runtime reactor in the projector process, beside (not inside) the projections.
- * It opens its own notification bus for the ephemeral notifications of turns.
+ * The ephemeral notifications of turns go out on the process's one notification bus, which
+ * InfrastructureModule opens and closes (after this service has stopped: Nest shuts the global
+ * module down last).
  */
 @Injectable()
 export class AgentRuntimeService implements OnApplicationBootstrap, OnApplicationShutdown {
   private readonly logger = new Logger('agent-runtime');
   private reactor: AgentRuntimeReactor | null = null;
-  private bus: NotificationBus | null = null;
 
   constructor(
     @Inject(EVENT_STORE) private readonly events: EventStore,
     @Inject(READ_STORE) private readonly reads: ReadStore,
     @Inject(SETTINGS) private readonly settings: Settings,
+    @Inject(NOTIFICATION_BUS) private readonly bus: NotificationBus,
     private readonly commands: CommandService,
   ) {}
 
-  async onApplicationBootstrap(): Promise<void> {
+  onApplicationBootstrap(): void {
     const runtimeSettings = loadRuntimeSettings();
     if (runtimeSettings.runtime === 'off') {
       // Turns stay requested (sessions STATUS_EXECUTING) until a projector with a runtime takes them.
       this.logger.log('agent runtime: off (SVC_AGENT_RUNTIME=off)');
       return;
     }
-    const bus = (this.bus = await createNotificationBus({ MONGODB_URL: this.settings.mongoUrl, SVC_DATA_DIR: this.settings.dataDir }));
     const runtime = createAgentRuntime(runtimeSettings);
     const log = (line: string) => this.logger.log(line);
     const runner = new TurnRunner({
@@ -41,7 +42,7 @@ export class AgentRuntimeService implements OnApplicationBootstrap, OnApplicatio
       commands: this.commands,
       runtime,
       typeHost: this.settings.typeHost,
-      publish: (org, topic, notification) => bus.publish(org, topic, notification),
+      publish: (org, topic, notification) => this.bus.publish(org, topic, notification),
       log,
     });
     this.reactor = new AgentRuntimeReactor(this.events, this.reads, runner, { concurrency: runtimeSettings.concurrency, log });
@@ -51,6 +52,5 @@ export class AgentRuntimeService implements OnApplicationBootstrap, OnApplicatio
 
   async onApplicationShutdown(): Promise<void> {
     await this.reactor?.stop();
-    await this.bus?.close();
   }
 }

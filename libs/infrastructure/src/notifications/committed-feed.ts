@@ -41,9 +41,14 @@ export class CommittedFeed {
   private current: Position | undefined;
   private starting: Promise<void> | undefined;
 
+  /**
+   * `beforeBatch` runs before a live event's notifications go out (the bus's sync: what a turn
+   * published before it committed reaches the stream first).
+   */
   constructor(
     private readonly events: EventStore,
     private readonly derive: (event: RecordedEvent) => BusNotification[],
+    private readonly beforeBatch?: () => Promise<void>,
   ) {}
 
   get listenerCount(): number {
@@ -132,7 +137,11 @@ export class CommittedFeed {
         if (!set) continue;
         const all = this.derive(event);
         if (all.length === 0) continue;
-        for (const listener of [...set]) {
+        // The listeners as of this event: one that joins during the wait starts after it (its startedAt).
+        const listeners = [...set];
+        await this.beforeBatch?.();
+        for (const listener of listeners) {
+          if (!set.has(listener)) continue;
           const notifications = all.filter((n) => topicMatches(listener.topic, n.topic));
           if (notifications.length > 0) listener.onBatch({ position: event.position, notifications });
         }

@@ -42,6 +42,8 @@ export class MongoNotificationBus implements NotificationBus {
   /** Listeners whose start marker the tail has not reached yet, by marker. */
   private readonly waiting = new Map<string, Set<Listener<string | null>>>();
   private readonly recent = new Set<string>();
+  /** sync() calls waiting for the tail to pass a document, by its id. */
+  private readonly syncs = new Map<string, Array<() => void>>();
   private lastSeen: string | undefined;
   private cursor: FindCursor<WithId<StoredNotification>> | undefined;
   private tailing: Promise<void> | undefined;
@@ -103,6 +105,31 @@ export class MongoNotificationBus implements NotificationBus {
     };
   }
 
+  /**
+   * Waits for the tail to pass the newest document at the time of the call. Bounded: a document
+   * trimmed before the tail reached it is never seen, so after a few cursor waits sync gives up.
+   */
+  async sync(): Promise<void> {
+    if (this.closed || this.tailing === undefined) return;
+    const newest = await this.collection.find({}, { sort: { $natural: -1 }, limit: 1, projection: { _id: 1 } }).next();
+    const id = newest?._id.toHexString();
+    if (id === undefined || this.recent.has(id)) return;
+    await new Promise<void>((resolve) => {
+      const waiting = this.syncs.get(id) ?? [];
+      this.syncs.set(id, waiting);
+      const done = (): void => {
+        clearTimeout(timer);
+        resolve();
+      };
+      const timer = setTimeout(() => {
+        waiting.splice(waiting.indexOf(done), 1);
+        if (waiting.length === 0 && this.syncs.get(id) === waiting) this.syncs.delete(id);
+        done();
+      }, this.maxAwaitTimeMS * 3);
+      waiting.push(done);
+    });
+  }
+
   get subscriberCount(): number {
     return this.listeners.size;
   }
@@ -116,6 +143,8 @@ export class MongoNotificationBus implements NotificationBus {
     this.closed = true;
     for (const listener of this.listeners.all()) this.listeners.delete(listener);
     this.waiting.clear();
+    for (const waiting of [...this.syncs.values()]) for (const done of waiting) done();
+    this.syncs.clear();
     await this.cursor?.close();
     await this.tailing;
     await this.client.close();
@@ -163,7 +192,12 @@ export class MongoNotificationBus implements NotificationBus {
       this.waiting.delete(id);
       for (const listener of released) listener.from = null;
     }
-    if (!doc.org) return; // the keeper document
-    this.listeners.deliver({ org: doc.org, topic: doc.topic, notification: JSON.parse(doc.body) as NotificationBody }, (l) => l.from === null);
+    // The keeper document (no org) is delivered to no one.
+    if (doc.org) this.listeners.deliver({ org: doc.org, topic: doc.topic, notification: JSON.parse(doc.body) as NotificationBody }, (l) => l.from === null);
+    const syncs = this.syncs.get(id);
+    if (syncs) {
+      this.syncs.delete(id);
+      for (const done of syncs) done();
+    }
   }
 }

@@ -36,6 +36,12 @@ export interface NotificationBus {
   publish(org: string, topic: string, notification: NotificationBody): Promise<void>;
   /** Live delivery of what is published from now on; nothing published before is delivered. */
   subscribe(org: string, options: BusSubscribeOptions): Promise<BusSubscription>;
+  /**
+   * Resolves once what any process published before the call has been delivered to this instance's
+   * subscribers (at once when it has none). A stream that merges the bus with the log calls it before
+   * a committed event, so what a turn published before committing reaches its subscribers first.
+   */
+  sync(): Promise<void>;
   close(): Promise<void>;
 }
 

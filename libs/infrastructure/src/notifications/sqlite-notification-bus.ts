@@ -128,6 +128,11 @@ export class SqliteNotificationBus implements NotificationBus {
     };
   }
 
+  async sync(): Promise<void> {
+    // Reads are synchronous and the tail only yields while it waits, so draining here cannot interleave with it.
+    if (this.tailing && !this.closed) while (this.deliverPage() > 0);
+  }
+
   /** Number of live subscriptions in this instance (tests check that closing frees them). */
   get subscriberCount(): number {
     return this.listeners.size;
@@ -149,20 +154,22 @@ export class SqliteNotificationBus implements NotificationBus {
   private async tail(): Promise<void> {
     try {
       while (!this.closed && this.listeners.size > 0) {
-        const rows = this.pageAfter.all(this.last, PAGE);
-        if (rows.length === 0) {
-          await this.waitForPublish();
-          continue;
-        }
-        for (const row of rows) {
-          this.last = row.seq;
-          const notification: BusNotification = { org: row.org, topic: row.topic, notification: JSON.parse(row.body) as NotificationBody };
-          this.listeners.deliver(notification, (listener) => row.seq > listener.from);
-        }
+        if (this.deliverPage() === 0) await this.waitForPublish();
       }
     } finally {
       this.tailing = false;
     }
+  }
+
+  /** Delivers the next page after the last row delivered; answers how many rows it read. */
+  private deliverPage(): number {
+    const rows = this.pageAfter.all(this.last, PAGE);
+    for (const row of rows) {
+      this.last = row.seq;
+      const notification: BusNotification = { org: row.org, topic: row.topic, notification: JSON.parse(row.body) as NotificationBody };
+      this.listeners.deliver(notification, (listener) => row.seq > listener.from);
+    }
+    return rows.length;
   }
 
   private waitForPublish(): Promise<void> {
