@@ -1,6 +1,7 @@
 import { EventEmitter } from 'node:events';
 import { resolve as resolvePath } from 'node:path';
 import Database from 'better-sqlite3';
+import { enableWal } from '../sqlite/wal';
 import { Listeners, type Listener } from './listeners';
 import {
   encodeNotification,
@@ -77,7 +78,7 @@ export class SqliteNotificationBus implements NotificationBus {
     this.maxBytes = options.maxBytes ?? 64 * 1024 * 1024;
     this.pollIntervalMs = options.pollIntervalMs ?? 10;
     this.db = new Database(options.file, { timeout: 5000 });
-    this.db.pragma('journal_mode = WAL');
+    enableWal(this.db, 5000);
     this.db.pragma('synchronous = OFF');
     this.db.exec(SCHEMA);
     const insertRow = this.db.prepare<[string, string, string, number]>('INSERT INTO notifications (org, topic, body, bytes) VALUES (?, ?, ?, ?)');

@@ -12,6 +12,7 @@
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
+import { enableWal } from '../../sqlite/wal';
 import type { Position } from '../../event-store/event-store.port';
 import { applyUpdate } from '../document-update';
 import type {
@@ -75,7 +76,7 @@ export class SqliteReadStore implements ReadStore {
     this.db = new Database(options.file);
     registerFilterFunctions(this.db);
     this.db.pragma(`busy_timeout = ${options.busyTimeoutMs ?? 5000}`);
-    this.db.pragma('journal_mode = WAL');
+    enableWal(this.db, options.busyTimeoutMs ?? 5000);
     this.db.pragma('synchronous = NORMAL');
     this.db
       .transaction(() => {
