@@ -149,7 +149,13 @@ export class Stack {
 
   static async start(options: StartOptions = {}): Promise<Stack> {
     const stack = new Stack();
-    await stack.boot(options);
+    try {
+      await stack.boot(options);
+    } catch (error) {
+      // The caller never gets the stack to destroy: stop what did start, or its pipes keep jest alive.
+      await stack.stop().catch(() => undefined);
+      throw error;
+    }
     return stack;
   }
 
