@@ -4,6 +4,8 @@ import { CqrsModule } from '@nestjs/cqrs';
 import type { Settings } from '@svc/infrastructure/config/env';
 import { InfrastructureModule } from '@svc/infrastructure/nest/infrastructure.module';
 import { AreasModule } from './areas/areas.module';
+import { ArtifactsModule } from './artifacts/artifacts.module';
+import { BlobsModule } from './artifacts/blobs.module';
 import { ApiAuthGuard } from './auth/auth.guard';
 import { AuthModule } from './auth/auth.module';
 import { CatalogModule } from './catalog/catalog.module';
@@ -48,6 +50,8 @@ export function appModule(settings: Settings) {
       DeploymonitorModule,
       CatalogModule,
       NotificationsModule,
+      BlobsModule,
+      ArtifactsModule,
     ],
     controllers: [RpcController, RestController],
     providers: [
