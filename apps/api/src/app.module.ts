@@ -19,6 +19,7 @@ import { MethodRegistry } from './http/method-registry';
 import { RestController } from './http/rest.controller';
 import { RpcController } from './http/rpc.controller';
 import { IdentityModule } from './identity/identity.controller';
+import { InvestigationsModule } from './investigations/investigations.module';
 import { NotificationsModule } from './notifications/notifications.module';
 import { StartupModule } from './operator-config/startup.service';
 import { ResourceKit } from './resource-kit/resource-kit';
@@ -52,6 +53,7 @@ export function appModule(settings: Settings) {
       NotificationsModule,
       BlobsModule,
       ArtifactsModule,
+      InvestigationsModule,
     ],
     controllers: [RpcController, RestController],
     providers: [

@@ -3,8 +3,12 @@
  * into the blob store, hashed on the way; a mismatch or more than 64 MiB stores nothing. Not a
  * registry method: its body is a stream, which the JSON request parsing must never see.
  */
-import { Controller, HttpCode, Inject, Param, Put, Req } from '@nestjs/common';
-import type { FastifyRequest } from 'fastify';
+import { Controller, Get, HttpCode, Inject, Param, Put, Req, Res } from '@nestjs/common';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { SESSION_ARTIFACTS_STORE } from '@svc/contracts/investigations/artifact.events';
+import { READ_STORE } from '@svc/infrastructure/nest/tokens';
+import { docId } from '@svc/infrastructure/projection/projection';
+import type { ReadStore } from '@svc/infrastructure/read-store/read-store.port';
 import type { Readable } from 'node:stream';
 import { DomainError, invalid } from '@svc/domain/shared/domain-error';
 import { BLOB_STORE, type BlobStore, checkSha256, tooLarge } from '@svc/infrastructure/blobs';
@@ -15,7 +19,22 @@ export const UPLOAD_PERMISSION = 'INVESTIGATIONS_WRITE';
 
 @Controller()
 export class ArtifactsController {
-  constructor(@Inject(BLOB_STORE) private readonly blobs: BlobStore) {}
+  constructor(
+    @Inject(BLOB_STORE) private readonly blobs: BlobStore,
+    @Inject(READ_STORE) private readonly reads: ReadStore,
+  ) {}
+
+  /** A session's artifact, streamed (GetArtifact's `downloadUri`): only the caller's organization's sessions. */
+  @Get('v1/agents/:agent/sessions/:session/artifacts/*')
+  async download(@Param('agent') agent: string, @Param('session') session: string, @Param('*') name: string, @CurrentPrincipal() principal: Principal, @Res() reply: FastifyReply) {
+    const sessionName = `agents/${agent}/sessions/${session}`;
+    const doc = await this.reads.collection(SESSION_ARTIFACTS_STORE).findOne({ _id: docId(principal.org, `${sessionName}/artifacts/${name}`) });
+    const stream = doc ? await this.blobs.get(String(doc.sha256)) : null;
+    if (!doc || !stream) throw new DomainError('NOT_FOUND', `artifact '${name}' of session '${sessionName}' not found`);
+    void reply.header('content-type', String(doc.contentType)).header('content-length', String(doc.sizeBytes));
+    if (doc.contentEncoding) void reply.header('content-encoding', String(doc.contentEncoding));
+    return reply.send(stream);
+  }
 
   @Put('v1/artifacts/:sha256')
   @HttpCode(200)
