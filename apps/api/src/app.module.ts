@@ -4,6 +4,8 @@ import { CqrsModule } from '@nestjs/cqrs';
 import type { Settings } from '@svc/infrastructure/config/env';
 import { InfrastructureModule } from '@svc/infrastructure/nest/infrastructure.module';
 import { AreasModule } from './areas/areas.module';
+import { ArtifactsModule } from './artifacts/artifacts.module';
+import { BlobsModule } from './artifacts/blobs.module';
 import { ApiAuthGuard } from './auth/auth.guard';
 import { AuthModule } from './auth/auth.module';
 import { CatalogModule } from './catalog/catalog.module';
@@ -17,6 +19,7 @@ import { MethodRegistry } from './http/method-registry';
 import { RestController } from './http/rest.controller';
 import { RpcController } from './http/rpc.controller';
 import { IdentityModule } from './identity/identity.controller';
+import { InvestigationsModule } from './investigations/investigations.module';
 import { NotificationsModule } from './notifications/notifications.module';
 import { StartupModule } from './operator-config/startup.service';
 import { ResourceKit } from './resource-kit/resource-kit';
@@ -48,6 +51,9 @@ export function appModule(settings: Settings) {
       DeploymonitorModule,
       CatalogModule,
       NotificationsModule,
+      BlobsModule,
+      ArtifactsModule,
+      InvestigationsModule,
     ],
     controllers: [RpcController, RestController],
     providers: [

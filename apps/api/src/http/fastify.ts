@@ -1,5 +1,5 @@
 /**
- * The HTTP server under Nest: Fastify with our JSON body parser and our error shape on the paths
+ * The HTTP server under Nest: Fastify with our JSON body parser (and raw bytes on the artifact upload) and our error shape on the paths
  * Fastify answers by itself, before any Nest filter could (a malformed URL, an over-long path
  * parameter, oversized or garbled HTTP headers). Everything else reaches ApiExceptionFilter.
  */
@@ -41,8 +41,17 @@ export function httpAdapter(settings: Settings): FastifyAdapter {
       done(error as Error, undefined);
     }
   });
+  // Raw bytes only where a route streams them (the artifact upload): the request stream is handed
+  // through unread, so no body limit applies here; the route enforces its own while streaming.
+  fastify.addContentTypeParser('application/octet-stream', (request, payload, done) => {
+    if (request.method === 'PUT' && request.routeOptions.url === ARTIFACT_UPLOAD_ROUTE) return done(null, payload);
+    done(new DomainError('INVALID_ARGUMENT', 'content type must be application/json (a request with a body sends it as JSON)'), undefined);
+  });
   return adapter;
 }
+
+/** The one route that takes `application/octet-stream` (apps/api/src/artifacts). */
+export const ARTIFACT_UPLOAD_ROUTE = '/v1/artifacts/:sha256';
 
 /**
  * Errors Node's HTTP parser raises before there is a request (headers over `--max-http-header-size`,

@@ -24,6 +24,7 @@ import { type Area, resourceArea } from './area';
 import { catalogArea } from './catalog';
 import { connectionsArea } from './connections';
 import { deploymentsArea } from './deployments';
+import { investigationsArea } from './investigations';
 import { organizationsArea } from './organizations';
 import { rolesArea } from './roles';
 import { sessionsArea } from './sessions';
@@ -43,6 +44,7 @@ export const AREAS: readonly Area[] = [
   deploymentsArea,
   resourceArea(evaluationSpec, evaluationsApi),
   catalogArea,
+  investigationsArea,
 ];
 
 /** Every projection the projector runs, each with its own checkpoint, in the areas' order. */

@@ -1,0 +1,119 @@
+/**
+ * CreateInvestigation's write path. Everything the request can get wrong (the seed, the artifact
+ * references, content never uploaded, the 128 MiB total) is judged before anything is appended.
+ * Then, each step idempotent under the investigation's ID: the investigator agent exists (created on
+ * first use), the investigation is created, the session's artifacts are imported, and the session
+ * starts with the seed as a checkpoint write, so the runtime takes it at once.
+ */
+import { Inject, Injectable } from '@nestjs/common';
+import { CommandBus } from '@nestjs/cqrs';
+import { ACTIVITY_TYPE } from '@svc/contracts/sessions/session.events';
+import { type ArtifactEvent, type ArtifactRecord, sessionArtifactsStreamId } from '@svc/contracts/investigations/artifact.events';
+import { type CreateInvestigationRequest, investigationsApi } from '@svc/contracts/investigations/investigations.contract';
+import { agentSpec } from '@svc/domain/agents/agent.resource';
+import { artifactsDecider, type ArtifactsState, type ImportArtifacts } from '@svc/domain/investigations/artifacts.decider';
+import {
+  EXECUTING,
+  INVESTIGATOR_AGENT,
+  INVESTIGATOR_AGENT_ID,
+  INVESTIGATOR_PROMPT,
+  investigationSpec,
+  sessionOfInvestigation,
+  WAITING,
+} from '@svc/domain/investigations/investigation.resource';
+import { artifactReferences, seedTexts, titleFromSeed } from '@svc/domain/investigations/seed';
+import type { Actor } from '@svc/domain/shared/decider';
+import { DomainError, failedPrecondition, invalid } from '@svc/domain/shared/domain-error';
+import type { JsonObject } from '@svc/domain/shared/json-path';
+import { type Resource, storeOf } from '@svc/domain/shared/resource';
+import { BLOB_STORE, type BlobStore } from '@svc/infrastructure/blobs';
+import { READ_STORE } from '@svc/infrastructure/nest/tokens';
+import type { ReadStore } from '@svc/infrastructure/read-store/read-store.port';
+import { MAX_INVESTIGATION_ARTIFACT_BYTES } from '../artifacts/artifact-limits';
+import { DecideAndAppend } from '../cqrs/decide-and-append';
+import { ResourceKit } from '../resource-kit/resource-kit';
+import { ResourceReferences } from '../resource-kit/references';
+import { chooseId, type ResourceRequest } from '../resource-kit/request-envelopes';
+import { SessionCommands } from '../sessions/session-commands';
+
+@Injectable()
+export class InvestigationCommands {
+  private readonly references: ResourceReferences;
+
+  constructor(
+    private readonly kit: ResourceKit,
+    private readonly bus: CommandBus,
+    private readonly sessions: SessionCommands,
+    @Inject(BLOB_STORE) private readonly blobs: BlobStore,
+    @Inject(READ_STORE) reads: ReadStore,
+  ) {
+    this.references = new ResourceReferences(reads);
+  }
+
+  async create(actor: Actor, request: CreateInvestigationRequest): Promise<Resource> {
+    const texts = seedTexts(request.initialActivities ?? []);
+    const artifacts = await this.uploaded(artifactReferences(request.artifacts ?? []));
+    const given = request.investigation;
+    const displayName = typeof given.displayName === 'string' && given.displayName !== '' ? given.displayName : titleFromSeed(texts);
+    const resource: JsonObject = {
+      ...(displayName === undefined ? {} : { displayName }),
+      ...(typeof given.description === 'string' && given.description !== '' ? { description: given.description } : {}),
+      // Without a seed the agent has nothing to do: the investigation waits for a message.
+      status: texts.length > 0 ? EXECUTING : WAITING,
+    };
+    const id = chooseId(investigationSpec, investigationsApi, { requestId: request.requestId } as ResourceRequest, actor);
+    const name = `investigations/${id}`;
+    const session = sessionOfInvestigation(name);
+    // Every later step is keyed by the investigation, so a retry with the request_id resumes it.
+    const steps = `investigation:${id}`;
+    await this.ensureInvestigator(actor);
+    const investigation = await this.kit.send(investigationSpec, request.requestId, name, { type: 'Create', actor, id, resource });
+    if (artifacts.length > 0) {
+      const command: ImportArtifacts = { type: 'ImportArtifacts', actor, session, source: name, artifacts };
+      await this.bus.execute(
+        new DecideAndAppend<ArtifactsState, ImportArtifacts, ArtifactEvent>(
+          { decider: artifactsDecider, streamId: sessionArtifactsStreamId(actor.org, session), command, context: { actor, requestId: steps }, create: true },
+          storeOf(investigationSpec),
+        ),
+      );
+    }
+    const messages = texts.map((text) => ({ '@type': `${this.sessions.typeHost}/${ACTIVITY_TYPE}`, user: { text: { text } } }));
+    await this.sessions.create(actor, steps, {
+      parent: INVESTIGATOR_AGENT,
+      sessionId: id,
+      settings: { associatedResources: [name], ...(displayName === undefined ? {} : { title: displayName }) },
+      ...(messages.length > 0 ? { write: { messages, writeMode: 'WRITE_MODE_CHECKPOINT' } } : {}),
+    });
+    return investigation;
+  }
+
+  /** Each reference's content must be in the blob store (FAILED_PRECONDITION), all together at most 128 MiB. */
+  private async uploaded(references: ReturnType<typeof artifactReferences>): Promise<ArtifactRecord[]> {
+    let total = 0;
+    const records: ArtifactRecord[] = [];
+    for (const [i, reference] of references.entries()) {
+      const blob = await this.blobs.stat(reference.sha256);
+      if (!blob) throw failedPrecondition(`artifacts[${i}] ('${reference.name}'): no content with sha256 ${reference.sha256} was uploaded (PUT /v1/artifacts/{sha256})`);
+      total += blob.size;
+      if (total > MAX_INVESTIGATION_ARTIFACT_BYTES) throw invalid(`artifacts hold more than ${MAX_INVESTIGATION_ARTIFACT_BYTES} bytes together`);
+      records.push({ ...reference, sizeBytes: blob.size });
+    }
+    return records;
+  }
+
+  /** The organization's investigator agent, created on first use; a deleted one must be undeleted first. */
+  private async ensureInvestigator(actor: Actor): Promise<void> {
+    const agent = await this.references.read(storeOf(agentSpec), actor.org, INVESTIGATOR_AGENT);
+    if (agent && agent.deleteTime !== undefined) {
+      throw failedPrecondition(`the investigator agent '${INVESTIGATOR_AGENT}' is deleted; undelete it to start investigations`);
+    }
+    if (agent) return;
+    const resource = { title: 'Investigator', description: 'Runs the sessions of investigations (created by the service).', prompt: INVESTIGATOR_PROMPT };
+    try {
+      await this.kit.send(agentSpec, `investigator:${actor.org}`, INVESTIGATOR_AGENT, { type: 'Create', actor, id: INVESTIGATOR_AGENT_ID, resource });
+    } catch (error) {
+      // Another request created it first.
+      if (!(error instanceof DomainError && error.code === 'ALREADY_EXISTS')) throw error;
+    }
+  }
+}
