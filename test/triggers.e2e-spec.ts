@@ -7,6 +7,7 @@ const TYPE = 'type.googleapis.com/svc.nxagent.v1.Activity';
 interface Trigger {
   name: string;
   displayName?: string;
+  description?: string;
   agent: string;
   configuration: Record<string, Record<string, unknown>>;
   enabled: boolean;

@@ -4,7 +4,7 @@
  * references). Messages name the field in its wire spelling (`configuration.post_deploy.delay`).
  */
 import { CronExpressionParser } from 'cron-parser';
-import { TRIGGER_VARIANTS, type TriggerVariant } from '@svc/contracts/triggers/triggers.contract';
+import { TRIGGER_VARIANTS, type TriggerVariant } from '@svc/contracts/triggers/trigger-configuration';
 import { invalid } from '../shared/domain-error';
 import { isPlainObject, type JsonObject } from '../shared/json-path';
 import { type References, wireField } from '../shared/resource';

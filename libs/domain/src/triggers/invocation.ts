@@ -5,7 +5,7 @@
  */
 import { v5 as uuidv5 } from 'uuid';
 import { ACTIVITY_TYPE, type AnyMessage } from '@svc/contracts/sessions/session.events';
-import { CHAT_VARIANTS, type TriggerVariant } from '@svc/contracts/triggers/triggers.contract';
+import { CHAT_VARIANTS, type TriggerVariant } from '@svc/contracts/triggers/trigger-configuration';
 import { invalid, notFound, permissionDenied } from '../shared/domain-error';
 import { isPlainObject, type JsonObject } from '../shared/json-path';
 import { chatDetailsOf, normalizeChannel, parseChatHandleName } from './chat-connection';

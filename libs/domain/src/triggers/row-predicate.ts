@@ -36,9 +36,23 @@ export function parseRowPredicate(predicate: unknown, field = 'predicate'): Pred
   if (!isPlainObject(select) || !isPlainObject(select.where) || select.groupby || select.having || select.orderby || select.limit) {
     throw invalid(`${field} must be a single boolean expression (the WHERE clause of one SELECT)`);
   }
-  const where = select.where as PredicateNode;
+  const where = withPlainNot(select.where) as PredicateNode;
   checkBoolean(where, field);
   return where;
+}
+
+/** node-sql-parser reads `NOT (a = 1)` as a call of a function NOT: made the unary NOT it means. */
+function withPlainNot(node: unknown): unknown {
+  if (Array.isArray(node)) return node.map(withPlainNot);
+  if (!isPlainObject(node)) return node;
+  const name = isPlainObject(node.name) && Array.isArray(node.name.name) ? (node.name.name as JsonObject[]).map((n) => n.value).join('.') : undefined;
+  const args = isPlainObject(node.args) && Array.isArray(node.args.value) ? node.args.value : undefined;
+  if (node.type === 'function' && String(name).toUpperCase() === 'NOT' && args?.length === 1) {
+    return { type: 'unary_expr', operator: 'NOT', expr: withPlainNot(args[0]) };
+  }
+  const out: JsonObject = {};
+  for (const [key, value] of Object.entries(node)) out[key] = key === 'ast' ? value : withPlainNot(value);
+  return out;
 }
 
 function describe(node: JsonObject): string {
