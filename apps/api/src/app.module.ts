@@ -9,6 +9,7 @@ import { BlobsModule } from './artifacts/blobs.module';
 import { ApiAuthGuard } from './auth/auth.guard';
 import { AuthModule } from './auth/auth.module';
 import { CatalogModule } from './catalog/catalog.module';
+import { ChatModule } from './chat/chat-events.controller';
 import { ConnectionsModule } from './connections/connections.module';
 import { CQRS_HANDLERS } from './cqrs/handlers';
 import { DeploymentsModule } from './deployments/deployments.module';
@@ -25,6 +26,7 @@ import { StartupModule } from './operator-config/startup.service';
 import { ResourceKit } from './resource-kit/resource-kit';
 import { RolesModule } from './roles/roles.module';
 import { SessionsModule } from './sessions/sessions.module';
+import { TriggersModule } from './triggers/triggers.module';
 
 /** Shared mechanisms every area module uses: the buses, the method registry, the resource kit. */
 @Global()
@@ -48,6 +50,8 @@ export function appModule(settings: Settings) {
       ConnectionsModule,
       DeploymentsModule,
       SessionsModule,
+      TriggersModule,
+      ChatModule,
       DeploymonitorModule,
       CatalogModule,
       NotificationsModule,

@@ -23,6 +23,8 @@ export class SessionInput {
   @IsOptional() @IsString() compatModel?: string;
   @IsOptional() @IsString() compatReasoningEffort?: string;
   @IsOptional() @IsString() mockTime?: string;
+  /** Create-only and set by InvokeTrigger alone (CreateSession does not pass it): where a trigger's seed came from. */
+  @IsOptional() @IsObject() origin?: Record<string, unknown>;
 }
 
 /** Get / Update / Delete by the resource kit; CreateSession, List and Describe are the area's own. */
