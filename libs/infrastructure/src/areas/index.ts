@@ -10,6 +10,7 @@ import { notesApi } from '@svc/contracts/notes/notes.contract';
 import { issueNotificationPolicyApi } from '@svc/contracts/notificationpolicy/notificationpolicy.contract';
 import { runbooksApi } from '@svc/contracts/runbooks/runbooks.contract';
 import { tagsApi } from '@svc/contracts/tags/tags.contract';
+import { triggersApi } from '@svc/contracts/triggers/triggers.contract';
 import { agentSpec } from '@svc/domain/agents/agent.resource';
 import { customerSpec } from '@svc/domain/customers/customer.resource';
 import { evaluationSpec } from '@svc/domain/deploymonitor/evaluation.resource';
@@ -19,6 +20,7 @@ import { issueNotificationPolicySpec } from '@svc/domain/notificationpolicy/issu
 import type { ResourceSpec } from '@svc/domain/shared/resource';
 import { runbookSpec } from '@svc/domain/runbooks/runbook.resource';
 import { tagSpec } from '@svc/domain/tags/tag.resource';
+import { triggerSpec } from '@svc/domain/triggers/trigger.resource';
 import type { Projection } from '../projection/projection';
 import { type Area, resourceArea } from './area';
 import { catalogArea } from './catalog';
@@ -36,6 +38,7 @@ export const AREAS: readonly Area[] = [
   resourceArea(tagSpec, tagsApi),
   resourceArea(agentSpec, agentsApi),
   sessionsArea,
+  resourceArea(triggerSpec, triggersApi),
   resourceArea(issueNotificationPolicySpec, issueNotificationPolicyApi),
   resourceArea(customerSpec, customersApi, customersV1Api),
   resourceArea(knownIssueSpec, knownIssuesApi),

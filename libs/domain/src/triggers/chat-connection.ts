@@ -1,0 +1,56 @@
+/**
+ * What a chat connection's operator configuration says about the bot (docs/decisions.md, "Chat
+ * webhook"): the channels it is a member of (`bot_channels`, name and platform id) and the handles
+ * it answers to (`handles`, id and the platform user id mentions carry; one may be the default).
+ * Details are kept as the operator wrote them, so both key spellings are read.
+ */
+import { isPlainObject, type JsonObject } from '../shared/json-path';
+
+export const CHAT_CONNECTION_TYPE = 'CONNECTION_TYPE_CHAT';
+
+export interface BotChannel {
+  name: string;
+  id: string;
+}
+export interface ChatHandle {
+  id: string;
+  userId: string;
+  isDefault: boolean;
+}
+export interface ChatDetails {
+  teamId: string;
+  botChannels: BotChannel[];
+  handles: ChatHandle[];
+}
+
+function field(object: JsonObject, snake: string, camel: string): unknown {
+  return Object.hasOwn(object, snake) ? object[snake] : object[camel];
+}
+
+/** `ops`, `#ops` and `#Ops` name one channel: `#ops`. */
+export function normalizeChannel(name: string): string {
+  return `#${name.replace(/^#/, '').toLowerCase()}`;
+}
+
+/** The chat details of a stored connection document (an empty membership when it has none). */
+export function chatDetailsOf(connection: JsonObject): ChatDetails {
+  const details = field(connection, 'connection_details', 'connectionDetails');
+  const chat = isPlainObject(details) && isPlainObject(details.chat) ? details.chat : {};
+  const list = (value: unknown): JsonObject[] => (Array.isArray(value) ? value.filter(isPlainObject) : []);
+  return {
+    teamId: String(field(chat, 'team_id', 'teamId') ?? ''),
+    botChannels: list(field(chat, 'bot_channels', 'botChannels'))
+      .filter((c) => typeof c.name === 'string' && typeof c.id === 'string')
+      .map((c) => ({ name: normalizeChannel(String(c.name)), id: String(c.id) })),
+    handles: list(chat.handles)
+      .filter((h) => typeof h.id === 'string' && typeof field(h, 'user_id', 'userId') === 'string')
+      .map((h) => ({ id: String(h.id), userId: String(field(h, 'user_id', 'userId')), isDefault: h.default === true })),
+  };
+}
+
+/** `connections/{c}/chat-handles/{h}` split, or undefined when malformed. */
+export function parseChatHandleName(name: unknown): { connection: string; handle: string } | undefined {
+  if (typeof name !== 'string') return undefined;
+  const match = /^(connections\/[^/]+)\/chat-handles\/([^/]+)$/.exec(name);
+  return match ? { connection: match[1], handle: match[2] } : undefined;
+}
