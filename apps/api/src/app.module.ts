@@ -21,6 +21,7 @@ import { NotificationsModule } from './notifications/notifications.module';
 import { StartupModule } from './operator-config/startup.service';
 import { ResourceKit } from './resource-kit/resource-kit';
 import { RolesModule } from './roles/roles.module';
+import { RowsModule } from './rows/rows.module';
 import { SessionsModule } from './sessions/sessions.module';
 
 /** Shared mechanisms every area module uses: the buses, the method registry, the resource kit. */
@@ -48,6 +49,7 @@ export function appModule(settings: Settings) {
       DeploymonitorModule,
       CatalogModule,
       NotificationsModule,
+      RowsModule,
     ],
     controllers: [RpcController, RestController],
     providers: [

@@ -18,6 +18,7 @@ import type { ReadStore } from '@svc/infrastructure/read-store/read-store.port';
 import { QuietLogger } from '@svc/infrastructure/nest/quiet-logger';
 import { PROJECTIONS } from '@svc/infrastructure/areas';
 import { AgentRuntimeService } from './reactors/agent-runtime.service';
+import { TriggerReactorsService } from './reactors/trigger-reactors.service';
 
 const HEARTBEAT_MS = 1000;
 // Defined beside the heartbeat so the CLI can use them without loading Nest.
@@ -132,7 +133,7 @@ export class ProjectorService implements OnApplicationBootstrap, OnApplicationSh
 }
 
 export function projectorModule(settings: Settings) {
-  @Module({ imports: [InfrastructureModule.forRoot(settings)], providers: [ProjectorService, AgentRuntimeService] })
+  @Module({ imports: [InfrastructureModule.forRoot(settings)], providers: [ProjectorService, AgentRuntimeService, TriggerReactorsService] })
   class ProjectorModule {}
   return ProjectorModule;
 }
