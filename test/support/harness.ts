@@ -87,7 +87,27 @@ bearer_issuers:
     audience: svc
     public_key_pem: "\${env:TEST_IDP_PUBLIC_KEY}"
     org_claim: tenant
+machine_credentials: ["integrations:machine-secret"]
 `;
+
+/** The machine credentials of TEST_CONFIG (internal webhook endpoints only). */
+export const MACHINE = { username: 'integrations', password: 'machine-secret' };
+
+/**
+ * A second chat connection of acme for the trigger and chat webhook tests (kept out of TEST_CONFIG,
+ * whose connection list other tests assert): its bot is in three channels and answers to a default
+ * handle `svc` and a custom handle `triage`.
+ */
+export const CHATOPS_SIGNING_SECRET = 'chatops-signing-secret';
+export const TEST_CONFIG_WITH_CHATOPS = TEST_CONFIG.replace(
+  '      - id: pagerduty\n',
+  `      - id: chatops
+        display_name: ChatOps
+        type: CONNECTION_TYPE_CHAT
+        details: {chat: {team_id: T002, signing_secret: "${CHATOPS_SIGNING_SECRET}", bot_channels: [{name: "#ops", id: C101}, {name: "#deploys", id: C102}, {name: "#random", id: C103}], handles: [{id: svc, user_id: U0SVC, default: true}, {id: triage, user_id: U0TRIAGE}]}}
+      - id: pagerduty
+`,
+);
 
 /** A trusted issuer of TEST_CONFIG: its name and the private key a test signs its JWTs with. */
 export interface TestIssuer {

@@ -7,6 +7,7 @@ import { AreasModule } from './areas/areas.module';
 import { ApiAuthGuard } from './auth/auth.guard';
 import { AuthModule } from './auth/auth.module';
 import { CatalogModule } from './catalog/catalog.module';
+import { ChatModule } from './chat/chat-events.controller';
 import { ConnectionsModule } from './connections/connections.module';
 import { CQRS_HANDLERS } from './cqrs/handlers';
 import { DeploymentsModule } from './deployments/deployments.module';
@@ -23,6 +24,7 @@ import { ResourceKit } from './resource-kit/resource-kit';
 import { RolesModule } from './roles/roles.module';
 import { RowsModule } from './rows/rows.module';
 import { SessionsModule } from './sessions/sessions.module';
+import { TriggersModule } from './triggers/triggers.module';
 
 /** Shared mechanisms every area module uses: the buses, the method registry, the resource kit. */
 @Global()
@@ -46,6 +48,8 @@ export function appModule(settings: Settings) {
       ConnectionsModule,
       DeploymentsModule,
       SessionsModule,
+      TriggersModule,
+      ChatModule,
       DeploymonitorModule,
       CatalogModule,
       NotificationsModule,

@@ -3,7 +3,7 @@ import { Reflector } from '@nestjs/core';
 import { AuthGuard } from '@nestjs/passport';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { unauthenticated } from '../http/errors';
-import { IS_PUBLIC, WORKLOAD_ONLY } from './principal';
+import { IS_PUBLIC, MACHINE_ONLY, WORKLOAD_ONLY } from './principal';
 import { schemeToken } from './token-credentials';
 
 /** The schemes every route but MintAgentSessionToken accepts, as offered in WWW-Authenticate. */
@@ -27,6 +27,18 @@ export class WorkloadAuthGuard extends AuthGuard('svc-workload') {
   }
 }
 
+/** Internal webhook endpoints: machine credentials and nothing else (an API key pair is refused). */
+@Injectable()
+export class MachineAuthGuard extends AuthGuard('svc-machine') {
+  override handleRequest<T>(error: unknown, user: T | false, _info: unknown, context: ExecutionContext): T {
+    if (error || !user) {
+      challenge(context, 'Basic realm="svc-internal"');
+      throw unauthenticated('this internal endpoint accepts only the machine credentials of the operator configuration');
+    }
+    return user;
+  }
+}
+
 /**
  * Every route needs a credential unless marked @Public(): an API key pair, an identity-provider
  * JWT or an agent session token. The route marked @WorkloadOnly() takes a workload proof instead.
@@ -34,6 +46,7 @@ export class WorkloadAuthGuard extends AuthGuard('svc-workload') {
 @Injectable()
 export class ApiAuthGuard extends AuthGuard(['basic', 'bearer', 'svc-session']) {
   private readonly workload = new WorkloadAuthGuard();
+  private readonly machine = new MachineAuthGuard();
 
   constructor(private readonly reflector: Reflector) {
     super();
@@ -43,6 +56,7 @@ export class ApiAuthGuard extends AuthGuard(['basic', 'bearer', 'svc-session']) 
     const targets = [context.getHandler(), context.getClass()];
     if (this.reflector.getAllAndOverride<boolean>(IS_PUBLIC, targets)) return true;
     if (this.reflector.getAllAndOverride<boolean>(WORKLOAD_ONLY, targets)) return this.workload.canActivate(context);
+    if (this.reflector.getAllAndOverride<boolean>(MACHINE_ONLY, targets)) return this.machine.canActivate(context);
     return super.canActivate(context);
   }
 

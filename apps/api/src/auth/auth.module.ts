@@ -6,6 +6,7 @@ import { BasicStrategy } from './basic.strategy';
 import { BearerIdentities } from './bearer-identities.service';
 import { BearerStrategy } from './bearer.strategy';
 import { CredentialsService } from './credentials.service';
+import { MachineStrategy } from './machine.strategy';
 import { SessionStrategy } from './session.strategy';
 import { WorkloadStrategy } from './workload.strategy';
 
@@ -13,7 +14,7 @@ import { WorkloadStrategy } from './workload.strategy';
 @Global()
 @Module({
   imports: [PassportModule],
-  providers: [...AUTH_PROVIDERS, CredentialsService, BasicStrategy, BearerIdentities, BearerStrategy, SessionStrategy, WorkloadStrategy],
+  providers: [...AUTH_PROVIDERS, CredentialsService, BasicStrategy, BearerIdentities, BearerStrategy, SessionStrategy, WorkloadStrategy, MachineStrategy],
   exports: [SessionTokens, CredentialsService],
 })
 export class AuthModule {}

@@ -9,6 +9,8 @@ import { SETTINGS } from '@svc/infrastructure/nest/tokens';
 
 export const BEARER_ISSUERS = Symbol('BEARER_ISSUERS');
 export const WORKLOAD_ISSUERS = Symbol('WORKLOAD_ISSUERS');
+/** `machine_credentials` pairs (`username:secret`, resolved), for the internal webhook endpoints. */
+export const MACHINE_CREDENTIALS = Symbol('MACHINE_CREDENTIALS');
 /** The organization claim of each bearer issuer. */
 export const ORG_CLAIMS = Symbol('ORG_CLAIMS');
 const ISSUERS_CONFIG = Symbol('ISSUERS_CONFIG');
@@ -21,12 +23,14 @@ const ISSUERS_CONFIG = Symbol('ISSUERS_CONFIG');
 export const AUTH_PROVIDERS: Provider[] = [
   {
     provide: ISSUERS_CONFIG,
-    useFactory: (settings: Settings): Pick<OperatorConfig, 'bearerIssuers' | 'workloadIssuers'> => {
-      if (!settings.configFile) return { bearerIssuers: [], workloadIssuers: [] };
+    useFactory: (settings: Settings): Pick<OperatorConfig, 'bearerIssuers' | 'workloadIssuers' | 'machineCredentials'> => {
+      if (!settings.configFile) return { bearerIssuers: [], workloadIssuers: [], machineCredentials: [] };
       const config = loadOperatorConfig(settings.configFile);
       // Keys may be written as ${env:NAME}; an unset variable stops the start, naming it.
       const resolved = <T extends { publicKeyPem: string }>(issuer: T): T => ({ ...issuer, publicKeyPem: resolveEnv(issuer.publicKeyPem) });
-      return { bearerIssuers: config.bearerIssuers.map(resolved), workloadIssuers: config.workloadIssuers.map(resolved) };
+      const machineCredentials = config.machineCredentials.map((pair) => resolveEnv(pair));
+      for (const pair of machineCredentials) if (pair.indexOf(':') <= 0) throw new Error("machine_credentials: each entry must be a 'username:secret' pair");
+      return { bearerIssuers: config.bearerIssuers.map(resolved), workloadIssuers: config.workloadIssuers.map(resolved), machineCredentials };
     },
     inject: [SETTINGS],
   },
@@ -43,6 +47,11 @@ export const AUTH_PROVIDERS: Provider[] = [
   {
     provide: WORKLOAD_ISSUERS,
     useFactory: (config: Pick<OperatorConfig, 'workloadIssuers'>) => new TrustedIssuers(config.workloadIssuers, 'workload issuer'),
+    inject: [ISSUERS_CONFIG],
+  },
+  {
+    provide: MACHINE_CREDENTIALS,
+    useFactory: (config: Pick<OperatorConfig, 'machineCredentials'>) => config.machineCredentials,
     inject: [ISSUERS_CONFIG],
   },
   {

@@ -50,6 +50,12 @@ export function actorOf(principal: Principal, now = new Date()): Actor {
   };
 }
 
+/** A caller authenticated with machine credentials (the integrations server): no organization of its own. */
+export interface MachineIdentity {
+  /** The username of the matching `machine_credentials` pair. */
+  machine: string;
+}
+
 export const CurrentWorkload = createParamDecorator((_: unknown, context: ExecutionContext): WorkloadIdentity => {
   return context.switchToHttp().getRequest<{ user: WorkloadIdentity }>().user;
 });
@@ -60,3 +66,6 @@ export const Public = () => SetMetadata(IS_PUBLIC, true);
 export const WORKLOAD_ONLY = 'svc:workload-only';
 /** The one route that accepts a Svc-Workload proof, and nothing else (MintAgentSessionToken). */
 export const WorkloadOnly = () => SetMetadata(WORKLOAD_ONLY, true);
+export const MACHINE_ONLY = 'svc:machine-only';
+/** Internal webhook routes (HandleChatEvent): machine credentials, and nothing else. */
+export const MachineOnly = () => SetMetadata(MACHINE_ONLY, true);

@@ -13,6 +13,15 @@ import type { Settings } from '@svc/infrastructure/config/env';
 import { errorBody } from './errors';
 import { parseJsonBody } from '@svc/infrastructure/requests/input-limits';
 
+/**
+ * Routes that verify a signature over the exact bytes received (HandleChatEvent): their parsed body
+ * also keeps the raw text, as `rawBody` on the request. No other route holds a second copy.
+ */
+export const RAW_BODY_PATHS: ReadonlySet<string> = new Set(['/v1/chat-connections:handleEvent']);
+
+/** A request of a RAW_BODY_PATHS route. */
+export type WithRawBody = FastifyRequest & { rawBody?: string };
+
 /** Nest must not add its own parsers (it would accept `application/x-www-form-urlencoded`). */
 export const HTTP_APP_OPTIONS: NestApplicationOptions = { bodyParser: false };
 
@@ -34,8 +43,9 @@ export function httpAdapter(settings: Settings): FastifyAdapter {
   // accepting those would let any page write with the Basic credentials the browser holds.
   const fastify = adapter.getInstance();
   fastify.removeAllContentTypeParsers();
-  fastify.addContentTypeParser('application/json', { parseAs: 'string', bodyLimit: settings.bodyLimitBytes }, (_request, body, done) => {
+  fastify.addContentTypeParser('application/json', { parseAs: 'string', bodyLimit: settings.bodyLimitBytes }, (request, body, done) => {
     try {
+      if (RAW_BODY_PATHS.has(request.url.split('?')[0])) (request as WithRawBody).rawBody = body as string;
       done(null, parseJsonBody(body as string));
     } catch (error) {
       done(error as Error, undefined);

@@ -57,6 +57,11 @@ export type SessionResource = {
   compatReasoningEffort?: string;
   /** LaunchBacktest: the RFC 3339 time the session runs "at" (the runtime's clock). */
   mockTime?: string;
+  /**
+   * Sessions a trigger started: the trigger, the invocation's idempotency key, and the chat context of
+   * a chat invocation with the channel id resolved from the bot's membership (docs/decisions.md, "Triggers").
+   */
+  origin?: { trigger: string; idempotencyKey?: string; chat?: Record<string, string> };
   createdBy?: string;
   createTime: string;
   updateTime: string;

@@ -3,7 +3,8 @@
  * configuration variants (camelCase, as documents store them) and InvokeTrigger's request. The rules
  * live in libs/domain/src/triggers.
  */
-import { IsArray, IsBoolean, IsNotEmpty, IsObject, IsOptional, IsString, MaxLength } from 'class-validator';
+import { Type } from 'class-transformer';
+import { IsArray, IsBoolean, IsNotEmpty, IsObject, IsOptional, IsString, MaxLength, ValidateNested } from 'class-validator';
 import { MutatingRequest } from '../shared/requests';
 import { RESOURCE_FILTERS, type ResourceApi } from '../shared/resource-api';
 
@@ -107,7 +108,7 @@ export class ChatInvokeContext {
 export class InvokeTriggerRequest extends MutatingRequest {
   @IsString() @IsNotEmpty() name!: string;
   @IsOptional() @IsString() @MaxLength(MAX_INVOKE_MESSAGE) message?: string;
-  @IsOptional() @IsObject() chat?: ChatInvokeContext;
+  @IsOptional() @IsObject() @ValidateNested() @Type(() => ChatInvokeContext) chat?: ChatInvokeContext;
   @IsOptional() @IsString() @MaxLength(MAX_IDEMPOTENCY_KEY) idempotencyKey?: string;
 }
 

@@ -24,6 +24,8 @@ const CREATE_ONLY = [
   'compatModel',
   'compatReasoningEffort',
   'mockTime',
+  // Set by InvokeTrigger only (the API's CreateSession does not pass it): where the seed came from.
+  'origin',
 ] as const;
 
 /** Facts a session's create rules need that the resource does not hold: the configured type host. */

@@ -1,0 +1,86 @@
+/**
+ * InvokeTrigger's command path, shared by the API method and the chat event dispatcher: checks the
+ * request (libs/domain/src/triggers/invocation.ts), then starts the session through the sessions'
+ * own creation path (SessionCommands.create, as Write with a parent does) with the seed as a
+ * checkpoint write, so the runtime answers it. The session ID and request id derive from the
+ * occasion (an idempotency key's window, a chat delivery), so a repeat finds the first session.
+ */
+import { Inject, Injectable } from '@nestjs/common';
+import type { Actor } from '@svc/domain/shared/decider';
+import type { JsonObject } from '@svc/domain/shared/json-path';
+import { storeOf } from '@svc/domain/shared/resource';
+import { sessionSpec } from '@svc/domain/sessions/session.resource';
+import { sessionNameOf } from '@svc/domain/sessions/session.decider';
+import {
+  chatConnectionOf,
+  checkChatInvocation,
+  checkInvokeArms,
+  idempotencyOccasion,
+  isRecentSeedOf,
+  occasionSessionId,
+  seedActivity,
+  type ChatContext,
+  type SessionOrigin,
+} from '@svc/domain/triggers/invocation';
+import { triggerSpec } from '@svc/domain/triggers/trigger.resource';
+import { READ_STORE } from '@svc/infrastructure/nest/tokens';
+import type { ReadStore } from '@svc/infrastructure/read-store/read-store.port';
+import { ResourceReferences } from '../resource-kit/references';
+import { SessionCommands } from '../sessions/session-commands';
+
+export interface Invocation {
+  name: unknown;
+  message?: string;
+  chat?: ChatContext;
+  idempotencyKey?: string;
+  /** AIP-155 request_id of the API call: a retry names the same session. */
+  requestId?: string;
+  /** An occasion the caller derives (the dispatcher: the chat delivery's event id); wins over the others. */
+  occasion?: string;
+}
+
+@Injectable()
+export class TriggerInvocations {
+  private readonly references: ResourceReferences;
+
+  constructor(
+    private readonly sessions: SessionCommands,
+    @Inject(READ_STORE) reads: ReadStore,
+  ) {
+    this.references = new ResourceReferences(reads);
+  }
+
+  /** The trigger (response shape) and the name of the session the invocation started or found. */
+  async invoke(actor: Actor, invocation: Invocation): Promise<{ trigger: JsonObject; session: string }> {
+    const arm = checkInvokeArms(invocation.message, invocation.chat);
+    const name = await this.references.existing(triggerSpec, actor.org, invocation.name, 'name', true);
+    const trigger = (await this.references.read(storeOf(triggerSpec), actor.org, name)) as JsonObject;
+    const origin: SessionOrigin = { trigger: name };
+    let text = invocation.message ?? '';
+    if (arm === 'chat') {
+      const connectionName = chatConnectionOf(trigger.configuration);
+      const connection = connectionName ? await this.references.read('connections', actor.org, connectionName) : null;
+      origin.chat = checkChatInvocation(trigger, invocation.chat ?? {}, connection);
+      text = origin.chat.text ?? '';
+    }
+    const agent = String(trigger.agent);
+    const now = Date.parse(actor.now);
+    let occasion = invocation.occasion;
+    const key = invocation.idempotencyKey;
+    if (occasion === undefined && key) {
+      origin.idempotencyKey = key;
+      // A key used shortly before this window began named the previous window's session.
+      const previous = sessionNameOf(agent, occasionSessionId(actor.org, name, idempotencyOccasion(key, now, -1)));
+      if (isRecentSeedOf(await this.references.read(storeOf(sessionSpec), actor.org, previous), key, now)) return { trigger, session: previous };
+      occasion = idempotencyOccasion(key, now);
+    }
+    if (occasion === undefined && invocation.requestId) occasion = `request|${invocation.requestId}`;
+    const state = await this.sessions.create(actor, occasion && `invoke|${name}|${occasion}`, {
+      parent: agent,
+      sessionId: occasion && occasionSessionId(actor.org, name, occasion),
+      settings: { origin: origin as unknown as JsonObject, associatedResources: [name] },
+      write: { messages: [seedActivity(this.sessions.typeHost, text)], writeMode: 'WRITE_MODE_CHECKPOINT' },
+    });
+    return { trigger, session: String(state.resource.resource?.name) };
+  }
+}
