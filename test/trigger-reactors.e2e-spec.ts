@@ -29,8 +29,8 @@ describe('trigger reactors', () => {
     expect(res.status).toBe(200);
     return res.body.sessions ?? [];
   };
-  /** The occasion a trigger's session was started for (its title: `<trigger>: <occasion>`). */
-  const occasionOf = (s: Session) => s.title.slice(s.title.indexOf(': ') + 2);
+  /** The occasion a trigger's session was started for (its title: `<trigger>: <source>|<occasion>`). */
+  const occasionOf = (s: Session) => s.title.slice(s.title.indexOf('|') + 1);
   const countReaches = (agent: string, n: number, timeoutMs = 20_000) =>
     eventually(async () => {
       const sessions = await sessionsOf(agent);

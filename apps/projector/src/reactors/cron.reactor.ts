@@ -125,7 +125,7 @@ export class CronReactor {
     if (!this.lastFired.has(key)) {
       const state = await this.firing.occasions(trigger);
       // A fire recorded just before a crash may lack its session: starting it again finds or makes it.
-      if (state.last) await this.firing.startSession(trigger, { key: state.last.occasion, seed: seedOf(trigger, state.last.occasion) });
+      if (state.last) await this.firing.startSession(trigger, { key: state.last.occasion, seed: seedOf(trigger, state.last.occasionTime) });
       this.lastFired.set(key, state.last?.occasionTime ?? null);
     }
     const last = this.lastFired.get(key) ?? null;
@@ -134,7 +134,7 @@ export class CronReactor {
     const since = last && last > trigger.updateTime ? last : trigger.updateTime;
     const occasion = dueOccasion(trigger, since, now);
     if (!occasion) return;
-    const outcome = await this.firing.fire(trigger, { key: occasion, source: 'cron', time: occasion, seed: seedOf(trigger, occasion) });
+    const outcome = await this.firing.fire(trigger, { key: `cron|${occasion}`, source: 'cron', time: occasion, seed: seedOf(trigger, occasion) });
     this.lastFired.set(key, occasion);
     this.status.fired++;
     this.status.lastFire = { trigger: `${trigger.org}:${trigger.name}`, occasion };

@@ -75,7 +75,7 @@ export class PostDeployReactor {
     for (const trigger of triggers) {
       const delayMs = durationMillis(trigger.configuration.postDeploy.delay) ?? 0;
       await this.firing.schedule(trigger, {
-        occasion: job.deployment,
+        occasion: `post_deploy|${job.deployment}`,
         source: 'post_deploy',
         cause: job.deployment,
         dueTime: new Date(Date.parse(succeededAt) + delayMs).toISOString(),
@@ -92,7 +92,7 @@ export class PostDeployReactor {
     const state = await this.commands.stateOf(triggerFold, resourceStreamId(triggerSpec, job.org, job.trigger));
     const trigger = state.resource as (TriggerDoc & { enabled?: boolean }) | null;
     if (!trigger || state.deleted || trigger.enabled === false) return 'trigger disabled or deleted: not fired';
-    const seed = `Post-deploy trigger ${job.trigger}: ${job.occasion} succeeded; fired after its delay at ${job.dueTime}.`;
+    const seed = `Post-deploy trigger ${job.trigger}: ${job.occasion.slice('post_deploy|'.length)} succeeded; fired after its delay at ${job.dueTime}.`;
     return this.firing.fire({ ...trigger, org: job.org, name: job.trigger }, { key: job.occasion, source: 'post_deploy', time: job.dueTime, seed });
   }
 }

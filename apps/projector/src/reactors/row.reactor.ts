@@ -62,7 +62,7 @@ export class RowReactor {
     const state = await this.firing.occasions(trigger);
     const outcomes: FireOutcome[] = [];
     for (const [index, row] of job.rows.entries()) {
-      const key = `${job.record.id}/${index}`;
+      const key = `row|${job.record.id}/${index}`;
       if (!rowMatches(predicate, row)) continue;
       if (!state.fired.has(key) && inCooldown(state, job.ingestTime, cooldownMs)) {
         outcomes.push('cooldown');

@@ -1,6 +1,6 @@
 import type { TriggerOccasionEvent } from '@svc/contracts/reactors/trigger-occasion.events';
 import type { Actor } from '../shared/decider';
-import { occasionSessionId, type TriggerOccasionCommand, triggerOccasionsDecider as decider } from './trigger-occasions.decider';
+import { type TriggerOccasionCommand, triggerOccasionsDecider as decider } from './trigger-occasions.decider';
 
 const actor: Actor = { org: 'acme', actor: 'triggers/t', subject: 'triggers/t', permissions: [], now: '2024-01-01T00:00:10Z' };
 const given = (events: TriggerOccasionEvent[]) => events.reduce(decider.evolve, decider.initialState());
@@ -31,9 +31,4 @@ describe('trigger occasions', () => {
     expect(decider.decide(schedule, given([fired('deployments/d1', '2024-01-01T00:01:00Z')]))).toEqual([]);
   });
 
-  it('derives one session ID per trigger and occasion', () => {
-    expect(occasionSessionId('acme', 'triggers/t', 'x')).toBe(occasionSessionId('acme', 'triggers/t', 'x'));
-    expect(occasionSessionId('acme', 'triggers/t', 'x')).not.toBe(occasionSessionId('acme', 'triggers/t', 'y'));
-    expect(occasionSessionId('acme', 'triggers/t', 'x')).not.toBe(occasionSessionId('globex', 'triggers/t', 'x'));
-  });
 });

@@ -4,7 +4,6 @@
  * once per deployment. The reactors record the fire first and start the session after, with an ID
  * derived from the occasion, so a crash between the two is mended by starting it again (it is found).
  */
-import { v5 as uuidv5 } from 'uuid';
 import {
   type OccasionSource,
   TRIGGER_OCCASION_EVENTS as E,
@@ -12,16 +11,14 @@ import {
 } from '@svc/contracts/reactors/trigger-occasion.events';
 import type { Actor, Decider } from '../shared/decider';
 
-/** Namespace of session IDs derived from occasions (UUIDv5 of org, trigger name and occasion). */
-const OCCASION_NAMESPACE = '0b7f3c8e-5d2a-4e61-9c4b-2f8a6d1e3b70';
-
-export function occasionSessionId(org: string, trigger: string, occasion: string): string {
-  return uuidv5(`${org}|${trigger}|${occasion}`, OCCASION_NAMESPACE);
-}
-
-/** The request id of everything an occasion does (its session's claim and creation). */
+/**
+ * The request id of everything an occasion does (its session's claim and creation), in
+ * InvokeTrigger's form; the session ID is InvokeTrigger's `occasionSessionId` of the same occasion.
+ * Reactor occasions start with their source (`cron|`, `post_deploy|`, `row|`), so they never meet an
+ * invocation's (`request|`, `idempotency-key|`, a chat delivery's).
+ */
 export function occasionRequestId(trigger: string, occasion: string): string {
-  return `${trigger}@${occasion}`;
+  return `invoke|${trigger}|${occasion}`;
 }
 
 export interface TriggerOccasionsState {

@@ -7,18 +7,16 @@
  * the record and the session is mended by the next attempt, which finds the fire and starts the
  * session it names.
  *
- * InvokeTrigger (apps/api) starts its sessions the same way through the api's command bus; the
- * projector has no api, so this is the projector's path to the same command service and deciders.
+ * InvokeTrigger (apps/api/src/triggers/trigger-invocations.ts) starts its sessions the same way
+ * through the api's SessionCommands, with the same session ID (`occasionSessionId`), request id form,
+ * seed activity and origin; the projector cannot import the api, so this is its path to the same
+ * command service and deciders.
  */
-import { ACTIVITY_TYPE, type SessionEvent, sessionOwnerStreamId, sessionStreamId } from '@svc/contracts/sessions/session.events';
+import { type SessionEvent, sessionOwnerStreamId, sessionStreamId } from '@svc/contracts/sessions/session.events';
 import { type OccasionSource, triggerOccasionStreamId } from '@svc/contracts/reactors/trigger-occasion.events';
 import { agentSpec } from '@svc/domain/agents/agent.resource';
-import {
-  occasionRequestId,
-  occasionSessionId,
-  triggerOccasionsDecider,
-  type TriggerOccasionsState,
-} from '@svc/domain/reactors/trigger-occasions.decider';
+import { occasionRequestId, triggerOccasionsDecider, type TriggerOccasionsState } from '@svc/domain/reactors/trigger-occasions.decider';
+import { occasionSessionId, seedActivity } from '@svc/domain/triggers/invocation';
 import type { Actor } from '@svc/domain/shared/decider';
 import { resourceStreamId } from '@svc/domain/shared/resource';
 import { resourceDecider } from '@svc/domain/shared/resource.decider';
@@ -110,10 +108,16 @@ export class TriggerFire {
       actor,
       id,
       parent: trigger.agent,
-      settings: { title: `${trigger.displayName || trigger.name}: ${occasion.key}`.slice(0, 200), automated: true, associatedResources: [trigger.name] },
+      // As InvokeTrigger's sessions: the origin names the trigger; the title says which occasion.
+      settings: {
+        title: `${trigger.displayName || trigger.name}: ${occasion.key}`.slice(0, 200),
+        automated: true,
+        origin: { trigger: trigger.name },
+        associatedResources: [trigger.name],
+      },
       refs: new Map([[trigger.agent, agent.resource]]),
       typeHost: this.typeHost,
-      write: { messages: [{ '@type': `${this.typeHost}/${ACTIVITY_TYPE}`, user: { text: { text: occasion.seed } } }], writeMode: 'WRITE_MODE_CHECKPOINT' },
+      write: { messages: [seedActivity(this.typeHost, occasion.seed)], writeMode: 'WRITE_MODE_CHECKPOINT' },
     };
     const send = (options: { create?: boolean; dryRun?: boolean }) =>
       this.commands.handle<SessionState, SessionCommand, SessionEvent>({
