@@ -3,8 +3,10 @@
  * one-second schedule (cron-parser's seconds field), post-deploy after its delay on a durable timer,
  * row triggers with their cooldown, and a projector killed (kill -9) with a timer pending.
  */
-import type { ChildProcess } from 'node:child_process';
-import { ALICE, BOB, eventually, sleep, Stack, stopProcess } from './support/harness';
+import { type ChildProcess, execFile } from 'node:child_process';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { ALICE, BOB, CLI_MAIN, eventually, sleep, Stack, stopProcess } from './support/harness';
 
 const AGENTS = 'svc.nxagent.v2.AgentService';
 const TRIGGERS = 'svc.triggers.v1.TriggersService';
@@ -179,6 +181,24 @@ describe('trigger reactors', () => {
       await countReaches('pager', 2);
       await sleep(1000);
       expect(await sessionsOf('pager')).toHaveLength(2);
+    });
+
+    it('rows ingested with the CLI (`rows ingest`) start sessions the same way', async () => {
+      await createAgent('cli-watcher');
+      await createTrigger('cli-rows', 'cli-watcher', { row: { table_name: 'jobs', predicate: "state = 'stuck'", cooldown: '0s' } });
+      const file = path.join(stack.dataDir, 'rows.json');
+      fs.writeFileSync(file, JSON.stringify({ table: 'jobs', rows: [{ state: 'stuck', job_id: 'j-9' }, { state: 'ok' }] }));
+      const env = { ...process.env, SVC_DATA_DIR: stack.dataDir, EVENTSTORE_URL: '', MONGODB_URL: '' };
+      const out = await new Promise<{ code: number; stdout: string }>((resolve) =>
+        execFile(process.execPath, [CLI_MAIN, 'rows', 'ingest', '--org', 'acme', '--file', file, '--json'], { env }, (error, stdout) =>
+          resolve({ code: error ? Number(error.code ?? 1) : 0, stdout }),
+        ),
+      );
+      expect(out.code).toBe(0);
+      expect(JSON.parse(out.stdout)).toMatchObject({ table: 'jobs', rowCount: 2, appended: true });
+      const [session] = await countReaches('cli-watcher', 1);
+      const read = await stack.rpc<{ messages: unknown[] }>(`${AGENTS}/Read`, { session: session.name });
+      expect(JSON.stringify(read.body.messages[0])).toContain('j-9');
     });
 
     it('refuses bad rows with INVALID_ARGUMENT naming the fault, and callers without AGENTS_WRITE', async () => {
