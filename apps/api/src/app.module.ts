@@ -25,6 +25,7 @@ import { NotificationsModule } from './notifications/notifications.module';
 import { StartupModule } from './operator-config/startup.service';
 import { ResourceKit } from './resource-kit/resource-kit';
 import { RolesModule } from './roles/roles.module';
+import { RowsModule } from './rows/rows.module';
 import { SessionsModule } from './sessions/sessions.module';
 import { TriggersModule } from './triggers/triggers.module';
 
@@ -58,6 +59,7 @@ export function appModule(settings: Settings) {
       BlobsModule,
       ArtifactsModule,
       InvestigationsModule,
+      RowsModule,
     ],
     controllers: [RpcController, RestController],
     providers: [

@@ -12,6 +12,7 @@ import { configApply, configSchema } from './commands/config';
 import { recordEvaluation } from './commands/evaluations';
 import { browseEvents } from './commands/events';
 import { listParked, rebuild, status } from './commands/projections';
+import { ingestRowsCommand } from './commands/rows';
 import { Context, parseCount, UsageError } from './context';
 
 export const USAGE = `usage: npm run svc -- <command> [--json]
@@ -30,6 +31,9 @@ export const USAGE = `usage: npm run svc -- <command> [--json]
                                      record a deployment monitor evaluation (or its progress): the
                                      RecordDeploymentMonitorEvaluation request body as JSON, from
                                      the file or stdin
+  rows ingest --org <org> [--file <file>]
+                                     ingest rows for row triggers: the IngestRows request body
+                                     ({"table": ..., "rows": [...]}) as JSON, from the file or stdin
   help                               this text
 
   --json prints one JSON document for machines instead of text.
@@ -101,6 +105,13 @@ const COMMANDS: Record<string, Command> = {
     run: (ctx, extra, v) => {
       noExtra(extra);
       return recordEvaluation(ctx, str(v, 'org'), str(v, 'file'), () => readFileSync(0, 'utf8'));
+    },
+  },
+  'rows ingest': {
+    options: { org: { type: 'string' }, file: { type: 'string' } },
+    run: (ctx, extra, v) => {
+      noExtra(extra);
+      return ingestRowsCommand(ctx, str(v, 'org'), str(v, 'file'), () => readFileSync(0, 'utf8'));
     },
   },
 };

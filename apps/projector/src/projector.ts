@@ -19,6 +19,7 @@ import { QuietLogger } from '@svc/infrastructure/nest/quiet-logger';
 import { PROJECTIONS } from '@svc/infrastructure/areas';
 import { AgentRuntimeService } from './reactors/agent-runtime.service';
 import { InvestigationStatusService } from './reactors/investigation-status.service';
+import { TriggerReactorsService } from './reactors/trigger-reactors.service';
 
 const HEARTBEAT_MS = 1000;
 // Defined beside the heartbeat so the CLI can use them without loading Nest.
@@ -133,7 +134,10 @@ export class ProjectorService implements OnApplicationBootstrap, OnApplicationSh
 }
 
 export function projectorModule(settings: Settings) {
-  @Module({ imports: [InfrastructureModule.forRoot(settings)], providers: [ProjectorService, AgentRuntimeService, InvestigationStatusService] })
+  @Module({
+    imports: [InfrastructureModule.forRoot(settings)],
+    providers: [ProjectorService, AgentRuntimeService, InvestigationStatusService, TriggerReactorsService],
+  })
   class ProjectorModule {}
   return ProjectorModule;
 }
