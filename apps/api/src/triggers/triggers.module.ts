@@ -1,5 +1,7 @@
 import { Injectable, Module, type OnModuleInit } from '@nestjs/common';
 import { INVOKE_TRIGGER_METHOD, InvokeTriggerRequest, triggersApi } from '@svc/contracts/triggers/triggers.contract';
+import { checkInvokeArms } from '@svc/domain/triggers/invocation';
+import { DomainError } from '@svc/domain/shared/domain-error';
 import { actorOf } from '../auth/principal';
 import { MethodRegistry, type MethodCall } from '../http/method-registry';
 import { defineMethod } from '../resource-kit/method-builders';
@@ -16,9 +18,18 @@ class TriggerMethods implements OnModuleInit {
 
   onModuleInit(): void {
     this.registry.register(
-      defineMethod(triggersApi, INVOKE_TRIGGER_METHOD, InvokeTriggerRequest, 'write', ({ principal, request }: MethodCall<InvokeTriggerRequest>) =>
-        this.invocations.invoke(actorOf(principal), request),
-      ),
+      defineMethod(triggersApi, INVOKE_TRIGGER_METHOD, InvokeTriggerRequest, 'write', ({ principal, request }: MethodCall<InvokeTriggerRequest>) => {
+        // The spec: the chat arm is "produced only by the server-internal chat event dispatcher after a
+        // verified chat webhook ... External callers must not populate it." The dispatcher calls
+        // TriggerInvocations in process; over the API only the message arm is open.
+        if (checkInvokeArms(request.message, request.chat) === 'chat') {
+          throw new DomainError(
+            'PERMISSION_DENIED',
+            'chat is the internal arm of InvokeTrigger: only the chat event dispatcher fills it, after a verified webhook (POST /v1/chat-connections:handleEvent); send message instead',
+          );
+        }
+        return this.invocations.invoke(actorOf(principal), request);
+      }),
     );
   }
 }
