@@ -3,6 +3,7 @@ import { APP_FILTER, APP_GUARD } from '@nestjs/core';
 import { CqrsModule } from '@nestjs/cqrs';
 import type { Settings } from '@svc/infrastructure/config/env';
 import { InfrastructureModule } from '@svc/infrastructure/nest/infrastructure.module';
+import { AgentSlosModule } from './agentslos/agentslos.module';
 import { AreasModule } from './areas/areas.module';
 import { ArtifactsModule } from './artifacts/artifacts.module';
 import { BlobsModule } from './artifacts/blobs.module';
@@ -47,6 +48,7 @@ export function appModule(settings: Settings) {
       HealthModule,
       IdentityModule,
       AreasModule,
+      AgentSlosModule,
       RolesModule,
       ConnectionsModule,
       DeploymentsModule,

@@ -23,6 +23,7 @@ import { tagSpec } from '@svc/domain/tags/tag.resource';
 import { triggerSpec } from '@svc/domain/triggers/trigger.resource';
 import type { Projection } from '../projection/projection';
 import { type Area, resourceArea } from './area';
+import { agentSlosArea } from './agentslos';
 import { catalogArea } from './catalog';
 import { connectionsArea } from './connections';
 import { deploymentsArea } from './deployments';
@@ -48,6 +49,7 @@ export const AREAS: readonly Area[] = [
   resourceArea(evaluationSpec, evaluationsApi),
   catalogArea,
   investigationsArea,
+  agentSlosArea,
 ];
 
 /** Every projection the projector runs, each with its own checkpoint, in the areas' order. */
