@@ -22,6 +22,7 @@ import { RestController } from './http/rest.controller';
 import { RpcController } from './http/rpc.controller';
 import { IdentityModule } from './identity/identity.controller';
 import { InvestigationsModule } from './investigations/investigations.module';
+import { IssuesModule } from './issues/issues.module';
 import { NotificationsModule } from './notifications/notifications.module';
 import { StartupModule } from './operator-config/startup.service';
 import { ResourceKit } from './resource-kit/resource-kit';
@@ -49,6 +50,7 @@ export function appModule(settings: Settings) {
       IdentityModule,
       AreasModule,
       AgentSlosModule,
+      IssuesModule,
       RolesModule,
       ConnectionsModule,
       DeploymentsModule,
