@@ -3,6 +3,7 @@ import { APP_FILTER, APP_GUARD } from '@nestjs/core';
 import { CqrsModule } from '@nestjs/cqrs';
 import type { Settings } from '@svc/infrastructure/config/env';
 import { InfrastructureModule } from '@svc/infrastructure/nest/infrastructure.module';
+import { AgentSlosModule } from './agentslos/agentslos.module';
 import { AreasModule } from './areas/areas.module';
 import { ArtifactsModule } from './artifacts/artifacts.module';
 import { BlobsModule } from './artifacts/blobs.module';
@@ -21,6 +22,7 @@ import { RestController } from './http/rest.controller';
 import { RpcController } from './http/rpc.controller';
 import { IdentityModule } from './identity/identity.controller';
 import { InvestigationsModule } from './investigations/investigations.module';
+import { IssuesModule } from './issues/issues.module';
 import { NotificationsModule } from './notifications/notifications.module';
 import { StartupModule } from './operator-config/startup.service';
 import { ResourceKit } from './resource-kit/resource-kit';
@@ -47,6 +49,8 @@ export function appModule(settings: Settings) {
       HealthModule,
       IdentityModule,
       AreasModule,
+      AgentSlosModule,
+      IssuesModule,
       RolesModule,
       ConnectionsModule,
       DeploymentsModule,

@@ -19,6 +19,7 @@ import { QuietLogger } from '@svc/infrastructure/nest/quiet-logger';
 import { PROJECTIONS } from '@svc/infrastructure/areas';
 import { AgentRuntimeService } from './reactors/agent-runtime.service';
 import { InvestigationStatusService } from './reactors/investigation-status.service';
+import { IssueReactorService } from './reactors/issue-reactor.service';
 import { TriggerReactorsService } from './reactors/trigger-reactors.service';
 
 const HEARTBEAT_MS = 1000;
@@ -136,7 +137,7 @@ export class ProjectorService implements OnApplicationBootstrap, OnApplicationSh
 export function projectorModule(settings: Settings) {
   @Module({
     imports: [InfrastructureModule.forRoot(settings)],
-    providers: [ProjectorService, AgentRuntimeService, InvestigationStatusService, TriggerReactorsService],
+    providers: [ProjectorService, AgentRuntimeService, InvestigationStatusService, TriggerReactorsService, IssueReactorService],
   })
   class ProjectorModule {}
   return ProjectorModule;

@@ -1,10 +1,12 @@
 import { Injectable } from '@nestjs/common';
 import type { Permission } from '@svc/contracts/roles/permissions';
+import type { ResponseCase } from '@svc/contracts/shared/resource-api';
 import { SPEC_METHODS } from '@svc/contracts/catalog';
 import { DomainError } from '@svc/domain/shared/domain-error';
 import { parseRequest } from '@svc/infrastructure/requests/parse-request';
 import type { Principal } from '../auth/principal';
 import { unimplemented } from './errors';
+import { presentCase } from './response-case';
 
 // Request parsing is shared with the CLI (evaluations record), so it lives in libs.
 export { parseRequest };
@@ -28,6 +30,10 @@ export interface MethodDefinition<Req extends object = object> {
   request: new () => Req;
   /** camelCase paths whose object keys are user data and keep their spelling (labels). */
   preserveKeysUnder?: readonly string[];
+  /** Key casing of the answer (snake_case for agent SLOs); lowerCamelCase when absent. */
+  responseCase?: ResponseCase;
+  /** Maps a REST call's merged request (path variables as fields) to the method's request. */
+  fromRest?(request: Record<string, unknown>): Record<string, unknown>;
   /** Response headers every answer of the method carries, errors included (deprecation notices). */
   headers?: Readonly<Record<string, string>>;
   handle(call: MethodCall<Req>): Promise<unknown>;
@@ -98,7 +104,10 @@ export class MethodRegistry {
     if (definition.permission && !principal.permissions.includes(definition.permission)) {
       throw new DomainError('PERMISSION_DENIED', `${method} requires the ${definition.permission} permission`);
     }
-    const request = await parseRequest(definition, body);
-    return definition.handle({ principal, request, headers });
+    const raw = via === 'rest' && definition.fromRest && isObject(body) ? definition.fromRest(body) : body;
+    const request = await parseRequest(definition, raw);
+    return presentCase(definition, await definition.handle({ principal, request, headers }));
   }
 }
+
+const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);

@@ -11,7 +11,7 @@ import { GetDocumentQuery, ListDocumentsQuery, type ListSpec, type Page } from '
 import { deprecationHeaders, type MethodCall, type MethodDefinition } from '../http/method-registry';
 
 /** What every method of one service shares. */
-export type ServiceSettings = Pick<ResourceApi, 'service' | 'permission' | 'preserveKeysUnder' | 'deprecated'>;
+export type ServiceSettings = Pick<ResourceApi, 'service' | 'permission' | 'preserveKeysUnder' | 'deprecated' | 'responseCase' | 'fromRest'>;
 
 /** One method of a service: a write needs the service's permission, a read only membership. */
 export function defineMethod<Req extends object>(
@@ -27,6 +27,8 @@ export function defineMethod<Req extends object>(
     permission: access === 'write' ? service.permission : undefined,
     request,
     preserveKeysUnder: service.preserveKeysUnder,
+    responseCase: service.responseCase,
+    fromRest: service.fromRest && ((request: Record<string, unknown>) => service.fromRest!(method, request)),
     headers: service.deprecated && deprecationHeaders(service.deprecated.since, { service: service.deprecated.successor, method }),
     handle,
   } as MethodDefinition<object>;

@@ -87,13 +87,22 @@ export interface ResourceApi {
   deprecated?: { since: string; successor: string };
   /** Responses carry `etag` (AIP-154), a hash of the resource's content: it changes with every change. */
   etag?: boolean;
+  /** Key casing of every answer of the service: lowerCamelCase by default; agent SLOs answer snake_case. */
+  responseCase?: ResponseCase;
+  /**
+   * Turns a REST call's request (path variables such as `{agent}` and `{slo}` as fields) into the
+   * method's request (`parent`, `name`), before validation; RPC calls are not touched.
+   */
+  fromRest?(method: string, request: Record<string, unknown>): Record<string, unknown>;
 }
+
+export type ResponseCase = 'camel' | 'snake';
 
 /**
  * A changelog under a resource (deployment status events, service revisions): entries projected
  * from the parent's own events, read-only, listed per parent and optionally fetched by name.
  */
-export interface ChangelogApi {
+export interface ChangelogApi extends Pick<ResourceApi, 'responseCase' | 'fromRest'> {
   service: string;
   /** ListX (takes `parent`) and, when the spec has one, GetX (takes `name`). */
   methods: { list: string; get?: string };

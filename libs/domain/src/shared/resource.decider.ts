@@ -122,7 +122,11 @@ export function resourceDecider(spec: ResourceSpec): Decider<ResourceState, Reso
     for (const [field, value] of Object.entries(spec.derive?.(merged) ?? {})) {
       if (deepEqual(value, merged[field])) continue;
       if (value === undefined) unset.push(field);
-      else set[field] = value;
+      else {
+        set[field] = value;
+        // A derived value replaces a clear of the same field (an SLO's direction falls back to its default).
+        if (unset.includes(field)) unset.splice(unset.indexOf(field), 1);
+      }
     }
   };
 

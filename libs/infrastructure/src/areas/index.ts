@@ -4,6 +4,7 @@
  */
 import { agentsApi } from '@svc/contracts/agents/agents.contract';
 import { customersApi, customersV1Api } from '@svc/contracts/customers/customers.contract';
+import { issuesApi } from '@svc/contracts/issues/issues.contract';
 import { evaluationsApi } from '@svc/contracts/deploymonitor/deploymonitor.contract';
 import { knownIssuesApi } from '@svc/contracts/knownissues/knownissues.contract';
 import { notesApi } from '@svc/contracts/notes/notes.contract';
@@ -13,6 +14,7 @@ import { tagsApi } from '@svc/contracts/tags/tags.contract';
 import { triggersApi } from '@svc/contracts/triggers/triggers.contract';
 import { agentSpec } from '@svc/domain/agents/agent.resource';
 import { customerSpec } from '@svc/domain/customers/customer.resource';
+import { issueSpec } from '@svc/domain/issues/issue.resource';
 import { evaluationSpec } from '@svc/domain/deploymonitor/evaluation.resource';
 import { knownIssueSpec } from '@svc/domain/knownissues/known-issue.resource';
 import { noteSpec } from '@svc/domain/notes/note.resource';
@@ -23,6 +25,7 @@ import { tagSpec } from '@svc/domain/tags/tag.resource';
 import { triggerSpec } from '@svc/domain/triggers/trigger.resource';
 import type { Projection } from '../projection/projection';
 import { type Area, resourceArea } from './area';
+import { agentSlosArea } from './agentslos';
 import { catalogArea } from './catalog';
 import { connectionsArea } from './connections';
 import { deploymentsArea } from './deployments';
@@ -48,6 +51,8 @@ export const AREAS: readonly Area[] = [
   resourceArea(evaluationSpec, evaluationsApi),
   catalogArea,
   investigationsArea,
+  agentSlosArea,
+  resourceArea(issueSpec, issuesApi),
 ];
 
 /** Every projection the projector runs, each with its own checkpoint, in the areas' order. */

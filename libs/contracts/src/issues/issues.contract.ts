@@ -1,0 +1,76 @@
+/**
+ * Issues (spec part 3, "Issue"): read-only through the API, created by agent sessions that conclude
+ * with proposed issues (apps/projector/src/reactors/issue.reactor.ts). ValidateIssueEvidence judges
+ * proposed issues against evidence and changes nothing.
+ */
+import { Type } from 'class-transformer';
+import { ArrayMaxSize, ArrayMinSize, IsArray, IsNotEmpty, IsObject, IsOptional, IsString, MaxLength, ValidateNested } from 'class-validator';
+import { RESOURCE_FILTERS, type ResourceApi } from '../shared/resource-api';
+
+export const ISSUE_WORKFLOW_STATES = [
+  'ISSUE_WORKFLOW_STATE_ACTIONABLE',
+  'ISSUE_WORKFLOW_STATE_VERIFYING_FIX',
+  'ISSUE_WORKFLOW_STATE_CLOSED',
+] as const;
+export const ISSUE_VALIDATION_SERVICE = 'svc.issues.v2.IssueValidationService';
+export const VALIDATE_ISSUE_EVIDENCE = 'ValidateIssueEvidence';
+/** Spec limits (part 1, "Limits"). */
+export const MAX_EVIDENCE_CONTEXT = 15_000;
+export const MAX_PROPOSED_ISSUES = 10;
+/** Ours: a proposed issue's fields (docs/api-coverage.md limits). */
+export const MAX_PROPOSED_TITLE = 500;
+export const MAX_PROPOSED_TEXT = 10_000;
+
+export const EVIDENCE_DECISIONS = {
+  pass: 'ISSUE_EVIDENCE_VALIDATION_DECISION_PASS',
+  fail: 'ISSUE_EVIDENCE_VALIDATION_DECISION_FAIL',
+  skipped: 'ISSUE_EVIDENCE_VALIDATION_DECISION_SKIPPED',
+} as const;
+
+/** No field is settable through the API: issues come from concluding sessions. */
+export class IssueInput {}
+
+export const issuesApi: ResourceApi = {
+  service: 'svc.issues.v1.IssuesService',
+  singular: 'issue',
+  plural: 'issues',
+  idField: 'issueId',
+  input: IssueInput,
+  methods: { get: 'GetIssue', list: 'ListIssues' },
+  filters: {
+    ...RESOURCE_FILTERS,
+    display_name: { type: 'string', path: 'displayName' },
+    description: { type: 'string', path: 'description', indexed: false },
+    source: { type: 'string', path: 'source' },
+    session: { type: 'string', path: 'session' },
+    deployment_environments: { type: 'string[]', path: 'deploymentEnvironments' },
+    workflow_state: { type: 'enum', path: 'workflowState', values: ISSUE_WORKFLOW_STATES },
+    services: { type: 'string[]', path: 'services' },
+    objectives: { type: 'string[]', path: 'objectives' },
+    assignee: { type: 'string', path: 'assignee' },
+  },
+  orderBy: { create_time: 'createTime', update_time: 'updateTime', display_name: 'displayName' },
+  defaultOrder: 'create_time desc',
+};
+
+/** A proposed issue (validation input): unsaved, no name needed. */
+export class ProposedIssueInput {
+  @IsString() @IsNotEmpty({ message: 'issues[].title is required' }) @MaxLength(MAX_PROPOSED_TITLE) title!: string;
+  @IsOptional() @IsString() @MaxLength(MAX_PROPOSED_TEXT) description?: string;
+  @IsOptional() @IsString() @MaxLength(MAX_PROPOSED_TEXT) details?: string;
+}
+
+export class ValidateIssueEvidenceRequest {
+  @IsArray({ message: 'issues is required: 1 to 10 proposed issues' })
+  @ArrayMinSize(1, { message: `issues must hold 1 to ${MAX_PROPOSED_ISSUES} proposed issues` })
+  @ArrayMaxSize(MAX_PROPOSED_ISSUES, { message: `issues must hold 1 to ${MAX_PROPOSED_ISSUES} proposed issues` })
+  @IsObject({ each: true, message: 'each of issues must be an object' })
+  @ValidateNested({ each: true })
+  @Type(() => ProposedIssueInput)
+  issues!: ProposedIssueInput[];
+  @IsString({ message: 'evidence_context is required' })
+  @IsNotEmpty({ message: 'evidence_context is required' })
+  @MaxLength(MAX_EVIDENCE_CONTEXT, { message: `evidence_context is longer than ${MAX_EVIDENCE_CONTEXT} characters` })
+  evidenceContext!: string;
+  @IsOptional() @IsString() sourceSession?: string;
+}
