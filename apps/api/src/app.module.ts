@@ -20,6 +20,7 @@ import { MethodRegistry } from './http/method-registry';
 import { RestController } from './http/rest.controller';
 import { RpcController } from './http/rpc.controller';
 import { IdentityModule } from './identity/identity.controller';
+import { IndicatorsModule } from './indicators/indicators.module';
 import { InvestigationsModule } from './investigations/investigations.module';
 import { NotificationsModule } from './notifications/notifications.module';
 import { StartupModule } from './operator-config/startup.service';
@@ -59,6 +60,7 @@ export function appModule(settings: Settings) {
       BlobsModule,
       ArtifactsModule,
       InvestigationsModule,
+      IndicatorsModule,
       RowsModule,
     ],
     controllers: [RpcController, RestController],

@@ -26,6 +26,7 @@ import { type Area, resourceArea } from './area';
 import { catalogArea } from './catalog';
 import { connectionsArea } from './connections';
 import { deploymentsArea } from './deployments';
+import { indicatorsArea } from './indicators';
 import { investigationsArea } from './investigations';
 import { organizationsArea } from './organizations';
 import { rolesArea } from './roles';
@@ -48,6 +49,7 @@ export const AREAS: readonly Area[] = [
   resourceArea(evaluationSpec, evaluationsApi),
   catalogArea,
   investigationsArea,
+  indicatorsArea,
 ];
 
 /** Every projection the projector runs, each with its own checkpoint, in the areas' order. */
