@@ -149,6 +149,10 @@ describe('indicators v1 (svc.goals.v1.IndicatorsService, IndicatorRelationsServi
     const res = await stack.request<{ indicators: Indicator[] }>('GET', `/v1/indicators?filter=${encodeURIComponent("kind = 'INDICATOR_KIND_GAUGE'")}`);
     expect(res.status).toBe(200);
     expect(res.body.indicators.map((i) => i.name)).toEqual(['indicators/queue-depth']);
+    const ratios = await stack.rpc<{ indicators: Indicator[] }>(`${S}/ListIndicators`, { filter: "kind = 'INDICATOR_KIND_RATIO' AND query.connections:'connections/telemetry'" });
+    expect(ratios.status).toBe(200);
+    expect(ratios.body.indicators.map((i) => i.kind)).toEqual(ratios.body.indicators.map(() => 'INDICATOR_KIND_RATIO'));
+    expect(ratios.body.indicators.map((i) => i.name)).toContain('indicators/checkout-availability');
   });
 
   it('UpdateIndicator needs a mask, drops server-managed paths, and writes the given activity or a generic one', async () => {

@@ -23,7 +23,7 @@ import { ListRequest, NameRequest } from '@svc/contracts/shared/requests';
 import { RELATION_COLLECTION, type IndicatorState } from '@svc/domain/indicators/indicator.decider';
 import { compileIndicatorSql } from '@svc/domain/indicators/indicator-query';
 import { indicatorSpec } from '@svc/domain/indicators/indicator.resource';
-import { invalid, notFound } from '@svc/domain/shared/domain-error';
+import { DomainError, invalid, notFound } from '@svc/domain/shared/domain-error';
 import { isPlainObject } from '@svc/domain/shared/json-path';
 import { normaliseTime } from '@svc/domain/shared/time';
 import { durationMillis } from '@svc/domain/triggers/durations';
@@ -178,10 +178,18 @@ class IndicatorMethods implements OnModuleInit {
     const where = { $and: [{ _org: actor.org }, { deleteTime: { $exists: true } }, filter].filter((c) => Object.keys(c).length > 0) };
     const docs = await this.reads.collection(INDICATORS).find(where, { sort: { name: 1 }, projection: { name: 1 } });
     const names = docs.map((d) => d.name as string);
-    if (request.force === true) {
-      for (const name of names) await this.commands.send(name, request.requestId && `${request.requestId}|${name}`, { type: 'PurgeIndicator', actor, name });
+    if (request.force !== true) return { purgeCount: String(names.length), purgeSample: names.slice(0, INDICATOR_LIMITS.purgeSample) };
+    const purged: string[] = [];
+    for (const name of names) {
+      try {
+        await this.commands.send(name, request.requestId && `${request.requestId}|${name}`, { type: 'PurgeIndicator', actor, name });
+        purged.push(name);
+      } catch (error) {
+        // Restored or purged by someone else since the read: not ours to purge any more.
+        if (!(error instanceof DomainError) || (error.code !== 'FAILED_PRECONDITION' && error.code !== 'NOT_FOUND')) throw error;
+      }
     }
-    return { purgeCount: String(names.length), purgeSample: names.slice(0, INDICATOR_LIMITS.purgeSample) };
+    return { purgeCount: String(purged.length), purgeSample: purged.slice(0, INDICATOR_LIMITS.purgeSample) };
   }
 
   private async compile(org: string, request: CompileIndicatorQueryRequest) {

@@ -7,25 +7,12 @@ import { Type } from 'class-transformer';
 import { ArrayMaxSize, ArrayNotEmpty, IsArray, IsBoolean, IsIn, IsNotEmpty, IsObject, IsOptional, IsString, ValidateNested } from 'class-validator';
 import { ListRequest, MutatingRequest } from '../shared/requests';
 import { RESOURCE_FILTERS, type ChangelogApi, type ResourceApi } from '../shared/resource-api';
+import { INDICATOR_KINDS, INDICATOR_LIMITS } from './enums';
+
+export { INDICATOR_KINDS, INDICATOR_LIMITS, type IndicatorKind } from './enums';
 
 export const INDICATORS_SERVICE = 'svc.goals.v1.IndicatorsService';
 export const INDICATOR_RELATIONS_SERVICE = 'svc.goals.v1.IndicatorRelationsService';
-export const INDICATOR_KINDS = ['INDICATOR_KIND_RATIO', 'INDICATOR_KIND_GAUGE'] as const;
-export type IndicatorKind = (typeof INDICATOR_KINDS)[number];
-
-/** Limits (docs/operations.md, "Limits"). */
-export const INDICATOR_LIMITS = {
-  displayName: 200,
-  description: 10_000,
-  engineSql: 20_000,
-  connections: 16,
-  /** Stored query error text is cut to this many characters (the spec leaves the length open). */
-  queryError: 4_000,
-  activityDescription: 1_000,
-  batchGet: 100,
-  purgeSample: 10,
-} as const;
-
 /** `query` of an indicator as clients send it; `status` is the server's and is ignored. */
 export class IndicatorQueryInput {
   @IsOptional() @IsArray() @IsString({ each: true }) connections?: string[];

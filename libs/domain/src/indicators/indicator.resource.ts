@@ -3,7 +3,7 @@
  * rule, field rules. The indicator aggregate (indicator.decider.ts) wraps it with relations, the
  * cascade and purge; the query is judged here against the connections the command carries.
  */
-import { INDICATOR_KINDS, INDICATOR_LIMITS } from '@svc/contracts/indicators/indicators.contract';
+import { INDICATOR_KINDS, INDICATOR_LIMITS } from '@svc/contracts/indicators/enums';
 import { invalid } from '../shared/domain-error';
 import { deepEqual, isPlainObject, type JsonObject } from '../shared/json-path';
 import type { References, Resource, ResourceSpec } from '../shared/resource';
