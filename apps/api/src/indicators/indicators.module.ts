@@ -53,8 +53,8 @@ const indicatorOf = (state: IndicatorState) => present(state.indicator.resource 
 function clientFields(indicator: object): Record<string, unknown> {
   const resource: Record<string, unknown> = { ...indicator };
   if (isPlainObject(resource.query)) {
-    const { status: _ignored, ...query } = resource.query;
-    void _ignored;
+    const query = { ...resource.query };
+    delete query.status;
     resource.query = query;
   }
   delete resource.name;
