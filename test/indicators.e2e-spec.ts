@@ -170,7 +170,11 @@ describe('indicators v1 (svc.goals.v1.IndicatorsService, IndicatorRelationsServi
     expect(res.body.indicator.createTime).toBe(before.createTime);
     expect(res.body.indicator.query.status).toEqual(before.query.status);
     await stack.rpc(`${S}/UpdateIndicator`, { indicator: { name: before.name, description: 'Share of good checkouts' }, update_mask: 'description' });
-    const log = await activities(before.name);
+    // A mask of only server-managed paths changes nothing and writes no activity.
+    const statusOnly = await stack.rpc<{ indicator: Indicator }>(`${S}/UpdateIndicator`, { indicator: { name: before.name, query: { status: { error: 'x' } } }, update_mask: 'query.status' });
+    expect(statusOnly.status).toBe(200);
+    expect(statusOnly.body.indicator.query.status).toEqual(before.query.status);
+    const log = await stack.request<{ activities: Activity[] }>('GET', `/v1/${before.name}/activities`);
     expect(log.body.activities.map((a) => a.description)).toEqual(['Indicator updated.', 'Renamed for the dashboard.', 'Indicator created.']);
   });
 
