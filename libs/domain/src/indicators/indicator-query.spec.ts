@@ -15,6 +15,9 @@ describe('indicator SQL', () => {
     expect(() => checkIndicatorSql(`SELECT TIMESTAMP_BUCKET(ts, @resolution) AS time, COUNTIF(ok) AS good_events, COUNT(*) AS total_events FROM requests ${WINDOW} GROUP BY time`, RATIO, schema)).not.toThrow();
     expect(() => checkIndicatorSql(`WITH q AS (SELECT ts, depth FROM ops.queue) SELECT TIMESTAMP_BUCKET(ts, @resolution) AS time, MAX(depth) AS value FROM q ${WINDOW} GROUP BY time`, GAUGE, schema)).not.toThrow();
     expect(() => checkIndicatorSql(`SELECT t AS time, d AS value FROM (SELECT TIMESTAMP_BUCKET(ts, @resolution) AS t, depth AS d, ts FROM ops.queue) s ${WINDOW}`, GAUGE, schema)).not.toThrow();
+    expect(() =>
+      checkIndicatorSql(`WITH q AS (SELECT ts, depth FROM ops.queue) SELECT ts AS time, depth AS value FROM q ${WINDOW} AND @resolution IS NOT NULL UNION ALL SELECT ts AS time, depth AS value FROM q`, GAUGE, schema),
+    ).not.toThrow();
     const star = new Map([['points', ['time', 'value']]]);
     expect(() => checkIndicatorSql('SELECT * FROM points WHERE time >= @start_time AND time < @end_time AND @resolution IS NOT NULL', GAUGE, star)).not.toThrow();
   });

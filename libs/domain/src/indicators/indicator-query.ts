@@ -106,6 +106,14 @@ function plan(select: Node, schema: DeclaredSchema, outer: ReadonlyMap<string, r
     output.push(name);
   });
   const aliases = new Set(output);
+  // Sets built once per SELECT, so checking each column reference costs the same whatever the SQL's size.
+  const outerColumns = new Set([...outer.values()].flat());
+  const tableColumns = new Map<string, Set<string>>();
+  const columnsOf = (table: string): Set<string> | undefined => {
+    const columns = scope.tables.get(table) ?? outer.get(table);
+    if (columns && !tableColumns.has(table)) tableColumns.set(table, new Set(columns));
+    return tableColumns.get(table);
+  };
   // Column references of this SELECT (subqueries are planned on their own, with this scope as outer).
   const stack: unknown[] = [select.columns, select.where, select.groupby, select.having, select.orderby];
   for (const item of (select.from as Node[] | null) ?? []) stack.push(item.on);
@@ -124,15 +132,16 @@ function plan(select: Node, schema: DeclaredSchema, outer: ReadonlyMap<string, r
       const name = columnName(value);
       if (name === undefined || name === '*') continue;
       const table = typeof value.table === 'string' ? value.table : undefined;
-      const columns = table ? (scope.tables.get(table) ?? outer.get(table)) : undefined;
+      const columns = table ? columnsOf(table) : undefined;
       if (table && !columns) throw invalid(`indicator.query.engine_sql refers to table '${table}', which its FROM does not name`);
-      const known = columns ? columns.includes(name) : available.has(name) || aliases.has(name) || [...outer.values()].some((c) => c.includes(name));
+      const known = columns ? columns.has(name) : available.has(name) || aliases.has(name) || outerColumns.has(name);
       if (!known) throw invalid(`indicator.query.engine_sql reads column '${table ? `${table}.` : ''}${name}', which the declared schema does not have`);
       continue;
     }
     for (const child of Object.values(value)) if (typeof child === 'object' && child !== null) stack.push(child);
   }
-  if (isPlainObject(select._next)) plan(select._next, schema, outer);
+  // The other arms of a UNION see the same CTEs; the first arm names the output.
+  if (isPlainObject(select._next)) plan(select._next, schema, ctes);
   return output;
 }
 
