@@ -109,6 +109,21 @@ export const TEST_CONFIG_WITH_CHATOPS = TEST_CONFIG.replace(
 `,
 );
 
+/**
+ * A SQL connection of acme that declares its schema (`details.sqldb.schema`: table to column to
+ * type), which indicator queries are planned against; kept out of TEST_CONFIG like chatops.
+ */
+export const TEST_CONFIG_WITH_TELEMETRY = TEST_CONFIG.replace(
+  '      - id: pagerduty\n',
+  `      - id: telemetry
+        display_name: Telemetry
+        type: CONNECTION_TYPE_SQLDB
+        details: {sqldb: {host: telemetry.internal, port: 5432, database: telemetry, username: svc, password: "telemetry-secret", ssl_mode: require, schema: {requests: {ts: TIMESTAMP, ok: BOOL, latency_ms: FLOAT64, service: STRING}, "ops.queue": {ts: TIMESTAMP, depth: INT64}}}}
+        tools: [{tool: TOOL_SQLDB_QUERY, enabled: true}]
+      - id: pagerduty
+`,
+);
+
 /** A trusted issuer of TEST_CONFIG: its name and the private key a test signs its JWTs with. */
 export interface TestIssuer {
   issuer: string;

@@ -21,6 +21,7 @@ import { MethodRegistry } from './http/method-registry';
 import { RestController } from './http/rest.controller';
 import { RpcController } from './http/rpc.controller';
 import { IdentityModule } from './identity/identity.controller';
+import { IndicatorsModule } from './indicators/indicators.module';
 import { InvestigationsModule } from './investigations/investigations.module';
 import { IssuesModule } from './issues/issues.module';
 import { NotificationsModule } from './notifications/notifications.module';
@@ -63,6 +64,7 @@ export function appModule(settings: Settings) {
       BlobsModule,
       ArtifactsModule,
       InvestigationsModule,
+      IndicatorsModule,
       RowsModule,
     ],
     controllers: [RpcController, RestController],

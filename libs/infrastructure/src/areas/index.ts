@@ -29,6 +29,7 @@ import { agentSlosArea } from './agentslos';
 import { catalogArea } from './catalog';
 import { connectionsArea } from './connections';
 import { deploymentsArea } from './deployments';
+import { indicatorsArea } from './indicators';
 import { investigationsArea } from './investigations';
 import { organizationsArea } from './organizations';
 import { rolesArea } from './roles';
@@ -53,6 +54,7 @@ export const AREAS: readonly Area[] = [
   investigationsArea,
   agentSlosArea,
   resourceArea(issueSpec, issuesApi),
+  indicatorsArea,
 ];
 
 /** Every projection the projector runs, each with its own checkpoint, in the areas' order. */
