@@ -6,26 +6,9 @@
 import { Type } from 'class-transformer';
 import { ArrayMaxSize, ArrayMinSize, IsArray, IsNotEmpty, IsObject, IsOptional, IsString, MaxLength, ValidateNested } from 'class-validator';
 import { RESOURCE_FILTERS, type ResourceApi } from '../shared/resource-api';
+import { ISSUE_WORKFLOW_STATES, MAX_EVIDENCE_CONTEXT, MAX_PROPOSED_ISSUES, MAX_PROPOSED_TEXT, MAX_PROPOSED_TITLE } from './issue-enums';
 
-export const ISSUE_WORKFLOW_STATES = [
-  'ISSUE_WORKFLOW_STATE_ACTIONABLE',
-  'ISSUE_WORKFLOW_STATE_VERIFYING_FIX',
-  'ISSUE_WORKFLOW_STATE_CLOSED',
-] as const;
-export const ISSUE_VALIDATION_SERVICE = 'svc.issues.v2.IssueValidationService';
-export const VALIDATE_ISSUE_EVIDENCE = 'ValidateIssueEvidence';
-/** Spec limits (part 1, "Limits"). */
-export const MAX_EVIDENCE_CONTEXT = 15_000;
-export const MAX_PROPOSED_ISSUES = 10;
-/** Ours: a proposed issue's fields (docs/api-coverage.md limits). */
-export const MAX_PROPOSED_TITLE = 500;
-export const MAX_PROPOSED_TEXT = 10_000;
-
-export const EVIDENCE_DECISIONS = {
-  pass: 'ISSUE_EVIDENCE_VALIDATION_DECISION_PASS',
-  fail: 'ISSUE_EVIDENCE_VALIDATION_DECISION_FAIL',
-  skipped: 'ISSUE_EVIDENCE_VALIDATION_DECISION_SKIPPED',
-} as const;
+export * from './issue-enums';
 
 /** No field is settable through the API: issues come from concluding sessions. */
 export class IssueInput {}

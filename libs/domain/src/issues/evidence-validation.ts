@@ -4,7 +4,7 @@
  * is about: at least half of its title's significant words (4+ letters or digits, not a stop word)
  * appear in the evidence context. Linear in the input: the evidence is split into a word set once.
  */
-import { EVIDENCE_DECISIONS } from '@svc/contracts/issues/issues.contract';
+import { EVIDENCE_DECISIONS } from '@svc/contracts/issues/issue-enums';
 
 export const RULES_VALIDATOR_VERSION = 'rules-1';
 
