@@ -15,6 +15,7 @@ import { CQRS_HANDLERS } from './cqrs/handlers';
 import { DeploymentsModule } from './deployments/deployments.module';
 import { DeploymonitorModule } from './deploymonitor/deploymonitor.module';
 import { HealthModule } from './health/health.controller';
+import { HistoryModule } from './history/history.module';
 import { ApiExceptionFilter } from './http/exception.filter';
 import { MethodRegistry } from './http/method-registry';
 import { RestController } from './http/rest.controller';
@@ -28,6 +29,7 @@ import { RolesModule } from './roles/roles.module';
 import { RowsModule } from './rows/rows.module';
 import { SessionsModule } from './sessions/sessions.module';
 import { TriggersModule } from './triggers/triggers.module';
+import { WatchModule } from './watch/watch.module';
 
 /** Shared mechanisms every area module uses: the buses, the method registry, the resource kit. */
 @Global()
@@ -60,6 +62,8 @@ export function appModule(settings: Settings) {
       ArtifactsModule,
       InvestigationsModule,
       RowsModule,
+      HistoryModule,
+      WatchModule,
     ],
     controllers: [RpcController, RestController],
     providers: [
