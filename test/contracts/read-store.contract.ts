@@ -862,6 +862,11 @@ export function describeReadStoreContract(name: string, make: () => Promise<Read
         expect(await store.listParked(proj)).toEqual([{ ...base, projection: proj, eventId: 'e1', position: pos(5, 4), error: 'boom again' }]);
         const all = await store.listParked();
         expect(all.filter((p) => p.projection.startsWith(proj)).map((p) => p.eventId)).toEqual(['e1', 'e2']);
+        // Unparking removes only that projection's record of the event.
+        await store.unpark(proj, 'e1');
+        await store.unpark(proj, 'never-parked');
+        expect(await store.listParked(proj)).toEqual([]);
+        expect((await store.listParked(`${proj}_other`)).map((p) => p.eventId)).toEqual(['e2']);
       });
 
       it('stores meta values', async () => {

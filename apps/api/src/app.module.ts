@@ -16,6 +16,7 @@ import { CQRS_HANDLERS } from './cqrs/handlers';
 import { DeploymentsModule } from './deployments/deployments.module';
 import { DeploymonitorModule } from './deploymonitor/deploymonitor.module';
 import { HealthModule } from './health/health.controller';
+import { HistoryModule } from './history/history.module';
 import { ApiExceptionFilter } from './http/exception.filter';
 import { MethodRegistry } from './http/method-registry';
 import { RestController } from './http/rest.controller';
@@ -31,6 +32,7 @@ import { RolesModule } from './roles/roles.module';
 import { RowsModule } from './rows/rows.module';
 import { SessionsModule } from './sessions/sessions.module';
 import { TriggersModule } from './triggers/triggers.module';
+import { WatchModule } from './watch/watch.module';
 
 /** Shared mechanisms every area module uses: the buses, the method registry, the resource kit. */
 @Global()
@@ -66,6 +68,8 @@ export function appModule(settings: Settings) {
       InvestigationsModule,
       IndicatorsModule,
       RowsModule,
+      HistoryModule,
+      WatchModule,
     ],
     controllers: [RpcController, RestController],
     providers: [

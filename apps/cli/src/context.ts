@@ -45,6 +45,11 @@ export class Context {
     this.write(this.json ? `${JSON.stringify(value, jsonSafe, 2)}\n` : `${human(value)}\n`);
   }
 
+  /** One item of a stream of results: a compact JSON line (NDJSON) with --json, else its human line. */
+  line<T>(value: T, human: (value: T) => string): void {
+    this.write(this.json ? `${JSON.stringify(value, jsonSafe)}\n` : `${human(value)}\n`);
+  }
+
   async close(): Promise<void> {
     await this.eventStore?.close();
     await (await this.readStore)?.close();

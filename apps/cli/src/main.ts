@@ -1,3 +1,4 @@
+#!/usr/bin/env node
 /**
  * The operator CLI (`npm run svc -- <command>`): plain Node on the same stores as the api and the
  * projector, chosen by the same environment (SVC_DATA_DIR, EVENTSTORE_URL, MONGODB_URL).
@@ -11,20 +12,27 @@ import { audit } from './commands/audit';
 import { configApply, configSchema } from './commands/config';
 import { recordEvaluation } from './commands/evaluations';
 import { browseEvents } from './commands/events';
-import { listParked, rebuild, status } from './commands/projections';
+import { listParked, rebuild, replayParkedCommand, status } from './commands/projections';
 import { ingestRowsCommand } from './commands/rows';
 import { Context, parseCount, UsageError } from './context';
 
-export const USAGE = `usage: npm run svc -- <command> [--json]
+export const USAGE = `usage: npx svc <command> [--json]   (or: npm run svc -- <command>)
 
   audit <org> <resource-name>        every event of one resource, e.g. audit acme notes/disk-full
                                      (roles/, users/, service-accounts/: the access events that name it)
   events [--after <position>] [--limit <n>] [--stream <id>] [--type <EventType>] [--org <org>]
                                      browse the event log forwards (default: first 100 events)
+  events --reverse [--before <position>] [--limit <n>] [filters]
+                                     newest first, from the head (or before a position)
+  events --follow [--after <position>] [--limit <n>] [filters]
+                                     tail the log live until Ctrl-C (NDJSON with --json); with
+                                     --after, what followed that position first, with no gap
   projections status                 checkpoints, head, lag, parked events, projector heartbeat
   projections rebuild <name>|--all [--timeout <seconds>]
                                      rebuild read models from the start (by the running projector if any)
   projections parked [<name>]        events a projection could not apply, with their errors
+  projections replay-parked <name>   retry them once their cause is fixed: applied ones leave the
+                                     parked list (exit 1 while any stays parked)
   config apply <file>                apply an operator configuration file (idempotent)
   config schema                      the JSON Schema of that file (docs/operator-config.schema.json)
   evaluations record --org <org> [--file <file>]
@@ -36,7 +44,8 @@ export const USAGE = `usage: npm run svc -- <command> [--json]
                                      ({"table": ..., "rows": [...]}) as JSON, from the file or stdin
   help                               this text
 
-  --json prints one JSON document for machines instead of text.
+  --json prints one JSON document for machines instead of text (events --follow: one per line).
+  Rebuild progress goes to stderr: a bar on a terminal, NDJSON lines with --json.
   Environment: SVC_DATA_DIR (default ./data), EVENTSTORE_URL, MONGODB_URL, SVC_ENCRYPTION_KEY.`;
 
 type Options = NonNullable<ParseArgsConfig['options']>;
@@ -62,10 +71,28 @@ const COMMANDS: Record<string, Command> = {
     },
   },
   events: {
-    options: { after: { type: 'string' }, limit: { type: 'string' }, stream: { type: 'string' }, type: { type: 'string' }, org: { type: 'string' } },
+    options: {
+      after: { type: 'string' },
+      before: { type: 'string' },
+      limit: { type: 'string' },
+      stream: { type: 'string' },
+      type: { type: 'string' },
+      org: { type: 'string' },
+      reverse: { type: 'boolean' },
+      follow: { type: 'boolean' },
+    },
     run: (ctx, extra, v) => {
       noExtra(extra);
-      return browseEvents(ctx, { after: str(v, 'after'), limit: str(v, 'limit'), stream: str(v, 'stream'), type: str(v, 'type'), org: str(v, 'org') });
+      return browseEvents(ctx, {
+        after: str(v, 'after'),
+        before: str(v, 'before'),
+        limit: str(v, 'limit'),
+        stream: str(v, 'stream'),
+        type: str(v, 'type'),
+        org: str(v, 'org'),
+        reverse: v.reverse === true,
+        follow: v.follow === true,
+      });
     },
   },
   'projections status': {
@@ -84,6 +111,13 @@ const COMMANDS: Record<string, Command> = {
     run: (ctx, [name, ...extra]) => {
       noExtra(extra);
       return listParked(ctx, name);
+    },
+  },
+  'projections replay-parked': {
+    options: {},
+    run: (ctx, [name, ...extra]) => {
+      noExtra(extra);
+      return replayParkedCommand(ctx, name);
     },
   },
   'config apply': {

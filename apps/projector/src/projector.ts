@@ -106,7 +106,7 @@ export class ProjectorService implements OnApplicationBootstrap, OnApplicationSh
     try {
       const result = await this.projector.rebuild(request.projection);
       this.logger.log(`rebuilt ${request.projection} from ${result.events} events`);
-      await this.reads.putMeta(REBUILD_REQUEST_KEY, { ...request, done: { at: new Date().toISOString(), events: result.events } });
+      await this.reads.putMeta(REBUILD_REQUEST_KEY, { ...request, done: { at: new Date().toISOString(), events: result.events, progress: result.progress } });
     } catch (error) {
       await this.reads.putMeta(REBUILD_REQUEST_KEY, {
         ...request,

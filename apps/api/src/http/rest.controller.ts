@@ -3,6 +3,7 @@ import { SPEC_METHODS } from '@svc/contracts/catalog';
 import { DomainError } from '@svc/domain/shared/domain-error';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { CurrentPrincipal, type Principal } from '../auth/principal';
+import { EXTENSION_ROUTES } from '../history/extension-routes';
 import { answer } from './event-stream';
 import { MethodRegistry } from './method-registry';
 import { RestRouter, restRequest } from './rest-routes';
@@ -10,7 +11,7 @@ import { RestRouter, restRequest } from './rest-routes';
 /** Every REST alias the spec lists (`GET /v1/connections/{connection_id}`, `/v1/catalog/...`). */
 @Controller()
 export class RestController {
-  private readonly router = new RestRouter(SPEC_METHODS);
+  private readonly router = new RestRouter([...EXTENSION_ROUTES, ...SPEC_METHODS]);
 
   constructor(private readonly registry: MethodRegistry) {}
 

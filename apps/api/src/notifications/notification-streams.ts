@@ -79,7 +79,7 @@ function writeBatch(stream: EventStream, batch: CommittedBatch): void {
   batch.notifications.forEach((n, i) => stream.event(wire(n), i === last ? positionToString(batch.position) : undefined));
 }
 
-function lastEventId(header: string | string[] | undefined): Position | undefined {
+export function lastEventId(header: string | string[] | undefined): Position | undefined {
   if (header === undefined || header === '') return undefined;
   const value = Array.isArray(header) ? header[header.length - 1] : header;
   if (!EVENT_ID.test(value.trim())) throw invalid(`Last-Event-ID must be an event id this stream sent (a log position such as '42/42'), got '${value.slice(0, 64)}'`);

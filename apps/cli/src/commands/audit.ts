@@ -1,12 +1,10 @@
 import { comparePositions, type Position, type RecordedEvent, START } from '@svc/infrastructure/event-store/event-store.port';
+import { historyTarget } from '@svc/infrastructure/history/targets';
 import { type Context, UsageError } from '../context';
 import { type EventView, renderEvent, viewOf } from './event-view';
 
-/**
- * Stream categories of per-resource streams (`<category>-<org>:<resource name>`): the lowercase
- * kinds the projections fold. Tried in order; a name in none of them falls back to a scan of $all.
- */
-const RESOURCE_CATEGORIES = ['note', 'connection', 'apikey', 'deployment', 'deploymentenvironment', 'deploymentmonitorevaluation'];
+/** Per-resource streams no area serves through the API (API keys), tried before the scan of $all. */
+const OTHER_CATEGORIES = ['apikey'];
 
 /**
  * Names that live inside an organization's aggregate streams rather than a stream of their own
@@ -51,8 +49,10 @@ async function findTrail(ctx: Context, org: string, resource: string): Promise<{
     records.sort((a, b) => comparePositions(a.position, b.position));
     return { streams: [...new Set(records.map((r) => r.streamId))], records };
   }
-  for (const category of RESOURCE_CATEGORIES) {
-    const stream = `${category}-${org}:${resource}`;
+  // The stream the api's history reads (libs/infrastructure/src/history): every area's resources by their spec.
+  const target = historyTarget(org, resource);
+  const candidates = [...(target ? [target.stream] : []), ...OTHER_CATEGORIES.map((category) => `${category}-${org}:${resource}`)];
+  for (const stream of candidates) {
     const records = await events.readStream(stream);
     if (records.length > 0) return { streams: [stream], records };
   }

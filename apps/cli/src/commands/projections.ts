@@ -10,10 +10,12 @@ import {
   type RebuildRequest,
 } from '@svc/infrastructure/projection/heartbeat';
 import type { Projection } from '@svc/infrastructure/projection/projection';
-import { rebuildProjection } from '@svc/infrastructure/projection/rebuild';
+import { rebuildProjection, type RebuildProgress } from '@svc/infrastructure/projection/rebuild';
+import { replayParked as replay, type ReplayOutcome } from '@svc/infrastructure/projection/replay-parked';
 import type { ReadStore } from '@svc/infrastructure/read-store/read-store.port';
 import { PROJECTIONS } from '@svc/infrastructure/areas';
 import { type Context, showPosition, table, UsageError } from '../context';
+import { ProgressReporter } from './progress';
 
 const POLL_MS = 100;
 
@@ -30,6 +32,8 @@ export interface ProjectorState {
   failingSince: string | null;
   retry: ProjectorStatus['retry'];
   lastError: ProjectorStatus['lastError'];
+  /** The rebuild under way (projection, events, fraction, rate, ETA), while rebuilding. */
+  rebuild: RebuildProgress | null;
 }
 
 export interface ProjectionStatus {
@@ -66,6 +70,7 @@ export async function projectorState(reads: ReadStore): Promise<ProjectorState |
     failingSince: status?.failingSince ?? null,
     retry: status?.retry ?? null,
     lastError: status?.lastError ?? null,
+    rebuild: status?.rebuild ?? null,
   };
 }
 
@@ -108,6 +113,7 @@ function renderStatus(r: StatusReport): string {
     const health = p.health === 'running' ? 'running' : p.health.toUpperCase();
     const state = p.state && p.running ? `, ${p.state}` : '';
     projector = `projector ${health}${state} (pid ${p.pid}, heartbeat ${(p.ageMs / 1000).toFixed(1)} s ago)`;
+    if (p.rebuild && p.running) projector += `\n  rebuilding ${p.rebuild.projection}: ${Math.floor(p.rebuild.fraction * 100)}% (${p.rebuild.events} events, ${p.rebuild.rate} ev/s)`;
     if (p.retry && p.running) projector += `\n  retry ${p.retry.attempt} at ${p.retry.nextAt}: ${p.retry.reason}`;
     else if (p.lastError) projector += `\n  last error ${p.lastError.at}: ${p.lastError.message}`;
   }
@@ -133,15 +139,18 @@ export async function rebuild(ctx: Context, names: string[], all: boolean, timeo
   const projections = all ? [...PROJECTIONS] : [known(names[0])];
   const reads = await ctx.reads();
   const results: RebuildResult[] = [];
+  const progress = new ProgressReporter(ctx.json);
   for (const projection of projections) {
     const projector = await projectorState(reads);
     if (projector?.running) {
-      results.push({ projection: projection.name, events: await askProjector(reads, projection.name, timeoutMs), by: 'projector' });
+      results.push({ projection: projection.name, events: await askProjector(reads, projection.name, timeoutMs, progress), by: 'projector' });
     } else {
       // No projector: nothing runs this projection live, so this process can rebuild and swap alone.
-      const { events } = await rebuildProjection(ctx.events(), reads, projection);
+      const { events, progress: last } = await rebuildProjection(ctx.events(), reads, projection, (p) => progress.report(p));
+      progress.report(last);
       results.push({ projection: projection.name, events, by: 'cli' });
     }
+    progress.done();
   }
   ctx.print({ results }, (r) =>
     r.results
@@ -155,7 +164,7 @@ export async function rebuild(ctx: Context, names: string[], all: boolean, timeo
  * from the new checkpoint. Rebuilding beside a live subscription would race its writes to the swapped-out
  * collections. The meta key holds one request at a time, so a pending one is waited out first.
  */
-async function askProjector(reads: ReadStore, projection: string, timeoutMs: number): Promise<number> {
+async function askProjector(reads: ReadStore, projection: string, timeoutMs: number, progress: ProgressReporter): Promise<number> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const pending = await reads.getMeta<RebuildRequest>(REBUILD_REQUEST_KEY);
@@ -171,8 +180,11 @@ async function askProjector(reads: ReadStore, projection: string, timeoutMs: num
     }
     if (current.done) {
       if (current.done.error) throw new Error(`the projector failed to rebuild ${projection}: ${current.done.error}`);
+      if (current.done.progress) progress.report(current.done.progress);
       return current.done.events;
     }
+    const under = (await projectorState(reads))?.rebuild;
+    if (under?.projection === projection && Date.parse(under.startedAt) >= Date.parse(request.requestedAt) - 1000) progress.report(under);
     await pollStep(reads, deadline, `the projector has not finished rebuilding ${projection}`);
   }
 }
@@ -204,4 +216,26 @@ function known(name: string): Projection {
   const projection = PROJECTIONS.find((p) => p.name === name);
   if (!projection) throw new UsageError(`unknown projection '${name}'; known: ${PROJECTIONS.map((p) => p.name).join(', ')}`);
   return projection;
+}
+
+export interface ReplayReport {
+  projection: string;
+  replayed: ReplayOutcome[];
+  /** Still parked after the replay (failed again, or gone from the log). */
+  remaining: number;
+}
+
+/** Retries the projection's parked events (after their cause is fixed); exit 1 while any stays parked. */
+export async function replayParkedCommand(ctx: Context, name: string | undefined): Promise<boolean> {
+  if (name === undefined) throw new UsageError('projections replay-parked needs a projection name');
+  const projection = known(name);
+  const reads = await ctx.reads();
+  const replayed = await replay(ctx.events(), reads, projection);
+  const report: ReplayReport = { projection: projection.name, replayed, remaining: (await reads.listParked(projection.name)).length };
+  ctx.print(report, (r) => {
+    if (r.replayed.length === 0) return `no parked events for ${r.projection}`;
+    const lines = r.replayed.map((o) => `${o.outcome.toUpperCase().padEnd(8)} @${o.position}  ${o.streamId}  ${o.eventType}${o.error ? `\n    ${o.error}` : ''}`);
+    return [...lines, `${r.replayed.filter((o) => o.outcome === 'applied').length} applied, ${r.remaining} still parked`].join('\n');
+  });
+  return report.remaining === 0;
 }

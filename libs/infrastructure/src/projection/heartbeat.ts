@@ -1,3 +1,5 @@
+import type { RebuildProgress } from './rebuild';
+
 /** The projector writes this meta record every second; the api's health check and the CLI read it. */
 export const HEARTBEAT_KEY = 'projector:heartbeat';
 
@@ -24,6 +26,8 @@ export interface ProjectorStatus {
   lastError: { at: string; message: string } | null;
   /** Position each projection has committed (`commit/prepare` text), null before its first commit. */
   positions: Record<string, string | null>;
+  /** The rebuild under way, while `rebuilding` (absent from older projectors). */
+  rebuild?: RebuildProgress | null;
 }
 
 export interface Heartbeat {
@@ -54,5 +58,6 @@ export const REBUILD_REQUEST_KEY = 'projector:rebuild-request';
 export interface RebuildRequest {
   projection: string;
   requestedAt: string;
-  done?: { at: string; events: number; error?: string };
+  /** `progress`: where the finished rebuild ended (absent from older projectors). */
+  done?: { at: string; events: number; error?: string; progress?: RebuildProgress };
 }

@@ -13,7 +13,7 @@ import { applyPage } from './apply-page';
 import { batched } from './batched';
 import type { ProjectorState, ProjectorStatus } from './heartbeat';
 import type { Projection } from './projection';
-import { rebuildProjection } from './rebuild';
+import { rebuildProjection, type RebuildProgress } from './rebuild';
 import { type BackoffOptions, describeError, type RetryNotice, SupervisedLoop } from './supervisor';
 
 const PAGE_SIZE = 1000;
@@ -112,15 +112,18 @@ export class Projector {
   }
 
   /** Rebuilds one projection from position 0 while the others pause, then resumes them all. */
-  async rebuild(name: string): Promise<{ events: number; position: Position }> {
+  async rebuild(name: string): Promise<{ events: number; position: Position; progress: RebuildProgress }> {
     const projection = this.projections.find((p) => p.name === name);
     if (!projection) throw new Error(`unknown projection '${name}'`);
     const running = !this.loop.stopped;
     await this.loop.stop();
     this.setState('rebuilding');
     try {
-      return await rebuildProjection(this.events, this.reads, projection);
+      return await rebuildProjection(this.events, this.reads, projection, (progress) => {
+        this.current = { ...this.current, rebuild: progress };
+      });
     } finally {
+      this.current = { ...this.current, rebuild: null };
       if (running) await this.start();
       else this.setState('stopped');
     }

@@ -261,6 +261,10 @@ export class MongoReadStore implements ReadStore {
     await this.db.collection<ParkedDoc>('_parked').replaceOne({ _id: doc._id }, doc, { upsert: true });
   }
 
+  async unpark(projection: string, eventId: string): Promise<void> {
+    await this.db.collection<ParkedDoc>('_parked').deleteOne({ _id: `${projection}|${eventId}` });
+  }
+
   async listParked(projection?: string): Promise<ParkedEvent[]> {
     const docs = await this.db
       .collection<ParkedDoc>('_parked')

@@ -92,6 +92,8 @@ export interface ReadStore {
   deleteCheckpoint(name: string): Promise<void>;
   park(event: ParkedEvent): Promise<void>;
   listParked(projection?: string): Promise<ParkedEvent[]>;
+  /** Removes a parked event (replayed once its cause was fixed); nothing when it is not parked. */
+  unpark(projection: string, eventId: string): Promise<void>;
   /**
    * Rebuild support: `physical` names a fresh collection written by a rebuild; the swap points the
    * logical names at their new physical collections and sets the checkpoint in one step, then retires

@@ -235,6 +235,10 @@ export class FaultyReadStore implements ReadStore {
     await this.inner.park(event);
   }
 
+  unpark(projection: string, eventId: string): Promise<void> {
+    return this.inner.unpark(projection, eventId);
+  }
+
   listParked(projection?: string): Promise<ParkedEvent[]> {
     return this.inner.listParked(projection);
   }

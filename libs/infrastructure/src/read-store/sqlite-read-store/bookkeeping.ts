@@ -71,6 +71,10 @@ export class Bookkeeping {
     ).run(event.projection, event.eventId, event.eventType, event.streamId, positionToString(event.position), event.error, event.parkedAt);
   }
 
+  unpark(projection: string, eventId: string): void {
+    this.stmt('DELETE FROM _rs_parked WHERE projection = ? AND event_id = ?').run(projection, eventId);
+  }
+
   listParked(projection?: string): ParkedEvent[] {
     const sql = `SELECT projection, event_id AS eventId, event_type AS eventType, stream_id AS streamId, position, error, parked_at AS parkedAt
       FROM _rs_parked${projection === undefined ? '' : ' WHERE projection = ?'} ORDER BY parked_at, projection, event_id`;

@@ -264,6 +264,10 @@ export class SqliteReadStore implements ReadStore {
     this.bookkeeping.park(event);
   }
 
+  async unpark(projection: string, eventId: string): Promise<void> {
+    this.bookkeeping.unpark(projection, eventId);
+  }
+
   async listParked(projection?: string): Promise<ParkedEvent[]> {
     return this.bookkeeping.listParked(projection);
   }

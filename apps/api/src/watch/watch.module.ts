@@ -1,0 +1,57 @@
+import { Inject, Injectable, Module, type OnModuleDestroy, type OnModuleInit } from '@nestjs/common';
+import { EVENT_STORE, type EventStore } from '@svc/infrastructure/event-store/event-store.port';
+import { watchNotifications } from '@svc/infrastructure/history/event-view';
+import { CommittedFeed } from '@svc/infrastructure/notifications/committed-feed';
+import { loadNotificationSettings } from '@svc/infrastructure/notifications/settings';
+import { HISTORY_SERVICE } from '../history/extension-routes';
+import { targetOf } from '../history/history.module';
+import { WatchEventsRequest, WatchResourceRequest } from '../history/history.requests';
+import { MethodRegistry, type MethodDefinition } from '../http/method-registry';
+import { NOTIFICATION_SETTINGS, SubscriberHub } from '../notifications/subscriber-hub';
+import { WATCH_FEED, WatchStreams } from './watch-streams';
+
+/** WatchEvents (`GET /v1/events:watch`) and WatchResource (`GET /v1/{name=**}:watch`): reads, membership only. */
+@Injectable()
+class WatchMethods implements OnModuleInit, OnModuleDestroy {
+  constructor(
+    private readonly registry: MethodRegistry,
+    private readonly streams: WatchStreams,
+    @Inject(WATCH_FEED) private readonly feed: CommittedFeed,
+  ) {}
+
+  onModuleInit(): void {
+    const events: MethodDefinition<WatchEventsRequest> = {
+      service: HISTORY_SERVICE,
+      method: 'WatchEvents',
+      request: WatchEventsRequest,
+      handle: ({ principal, request, headers }) => this.streams.open(principal, { filter: request.filter }, headers),
+    };
+    const resource: MethodDefinition<WatchResourceRequest> = {
+      service: HISTORY_SERVICE,
+      method: 'WatchResource',
+      request: WatchResourceRequest,
+      handle: ({ principal, request, headers }) => {
+        // A name that cannot have a stream is refused as Get would refuse it; a future resource may be watched.
+        targetOf(principal.org, request.name);
+        return this.streams.open(principal, { filter: request.filter, resource: request.name }, headers);
+      },
+    };
+    this.registry.register(events as MethodDefinition<object>, resource as MethodDefinition<object>);
+  }
+
+  async onModuleDestroy(): Promise<void> {
+    await this.feed.close();
+  }
+}
+
+@Module({
+  providers: [
+    // Watch streams have their own admission and heartbeat (same limits and code as notification streams).
+    { provide: NOTIFICATION_SETTINGS, useFactory: () => loadNotificationSettings() },
+    SubscriberHub,
+    { provide: WATCH_FEED, useFactory: (events: EventStore) => new CommittedFeed(events, watchNotifications), inject: [EVENT_STORE] },
+    WatchStreams,
+    WatchMethods,
+  ],
+})
+export class WatchModule {}
