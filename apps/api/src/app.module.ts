@@ -22,6 +22,7 @@ import { RpcController } from './http/rpc.controller';
 import { IdentityModule } from './identity/identity.controller';
 import { InvestigationsModule } from './investigations/investigations.module';
 import { NotificationsModule } from './notifications/notifications.module';
+import { OpenApiModule } from './openapi/openapi.controller';
 import { StartupModule } from './operator-config/startup.service';
 import { ResourceKit } from './resource-kit/resource-kit';
 import { RolesModule } from './roles/roles.module';
@@ -60,6 +61,7 @@ export function appModule(settings: Settings) {
       ArtifactsModule,
       InvestigationsModule,
       RowsModule,
+      OpenApiModule,
     ],
     controllers: [RpcController, RestController],
     providers: [

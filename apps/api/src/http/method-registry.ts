@@ -64,6 +64,11 @@ export class MethodRegistry {
     return this.methods.get(`${service}/${method}`)?.headers ?? {};
   }
 
+  /** Every registered method's declaration (the OpenAPI document reads them). */
+  definitions(): readonly MethodDefinition[] {
+    return [...this.methods.values()];
+  }
+
   registered(): string[] {
     return [...this.methods.keys()].sort();
   }

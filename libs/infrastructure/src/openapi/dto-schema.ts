@@ -5,7 +5,8 @@
  * casing, so the cost is linear in the declared properties.
  */
 import 'reflect-metadata';
-import { getMetadataStorage, type ValidationMetadata } from 'class-validator';
+import { getMetadataStorage } from 'class-validator';
+import type { ValidationMetadata } from 'class-validator/types/metadata/ValidationMetadata';
 
 // class-transformer keeps `@Type` metadata in a storage its index does not export (types ship apart).
 // eslint-disable-next-line @typescript-eslint/no-require-imports

@@ -1,7 +1,7 @@
 import 'reflect-metadata';
 import { Type } from 'class-transformer';
 import { IsIn, IsOptional, IsString, MaxLength, ValidateNested } from 'class-validator';
-import { SPEC_METHODS, specMethodKey, specRoutes } from '@svc/contracts/catalog';
+import { SPEC_METHODS, type SpecMethod, specRoutes } from '@svc/contracts/catalog';
 import { notesApi } from '@svc/contracts/notes/notes.contract';
 import { ListRequest, NameRequest } from '@svc/contracts/shared/requests';
 import { validateOpenApi } from '../../../../test/support/openapi-validate';
@@ -35,6 +35,9 @@ function operationOf(route: string): { verb: string; op: Record<string, any> } |
   return undefined;
 }
 
+/** The routes a method is served on: the spec's, or its RPC path when the spec shows none (customers v1). */
+const routesOf = (m: SpecMethod) => (specRoutes(m).length > 0 ? specRoutes(m) : [`POST /${m.service}/${m.method}`]);
+
 describe('the OpenAPI document', () => {
   it('is a valid OpenAPI 3.1 document', async () => {
     const result = await validateOpenApi(document);
@@ -44,7 +47,7 @@ describe('the OpenAPI document', () => {
 
   it('has every route of every catalog method, named by its method', () => {
     for (const m of SPEC_METHODS) {
-      for (const route of specRoutes(m)) {
+      for (const route of routesOf(m)) {
         const found = operationOf(route);
         expect([route, found?.op['x-method'], found?.op['x-service']]).toEqual([route, m.method, m.service]);
       }
@@ -102,8 +105,7 @@ describe('the OpenAPI document', () => {
     const unbuilt = operationOf('POST /svc.rbac.v1.RolesService/CreateRole')!.op;
     expect([unbuilt['x-implemented'], unbuilt.description]).toEqual([false, expect.stringContaining('UNIMPLEMENTED')]);
     expect(new Set(Object.values(document.paths).flatMap((item: any) => Object.values(item).map((op: any) => op.operationId))).size).toBe(
-      SPEC_METHODS.reduce((n, m) => n + specRoutes(m).length, 0),
+      SPEC_METHODS.reduce((n, m) => n + routesOf(m).length, 0),
     );
-    expect(specMethodKey(frozen)).toBeTruthy();
   });
 });

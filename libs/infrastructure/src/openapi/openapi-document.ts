@@ -73,7 +73,8 @@ export function openApiDocument(sources: OpenApiSources): JsonSchema {
       ...(m.frozen ? { 'x-frozen': true } : {}),
       ...(role?.role === 'list' ? listExtensions(role.api) : {}),
     };
-    if (m.rpc) {
+    // A method the spec shows no path for (customers v1) is served on its RPC path (MethodRegistry.invoke).
+    if (m.rpc || !m.rest?.length) {
       addOperation(paths, 'post', `/${m.service}/${m.method}`, {
         operationId: `${m.service}.${m.method}`,
         ...common,
@@ -184,6 +185,7 @@ function describe(m: SpecMethod, served: DocumentedMethod | undefined, role: Res
   if (auth === 'workload') lines.push('Takes only an `Authorization: Svc-Workload` proof.');
   if (auth === 'machine') lines.push('Takes only the machine credentials of the operator configuration.');
   if (m.lifecycle) lines.push(`Lifecycle: ${m.lifecycle}.`);
+  if (!m.rpc && !m.rest?.length) lines.push('The spec shows no path for this method; it is served on its RPC path.');
   if (m.shapeNotShown) lines.push('The spec does not show this method\'s request or response shape.');
   if (role?.role === 'list') {
     const { api } = role;
