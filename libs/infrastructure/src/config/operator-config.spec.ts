@@ -107,7 +107,7 @@ describe('SecretBox', () => {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'secrets-'));
     const box = SecretBox.fromEnvironment(dir, {});
     const sealed = box.seal('hunter2');
-    expect(sealed).toMatch(/^enc:v1:/);
+    expect(sealed).toMatch(/^enc:v2:/);
     expect(sealed).not.toContain('hunter2');
     expect(box.open(sealed)).toBe('hunter2');
     expect(box.seal('${env:X}')).toBe('${env:X}');
