@@ -8,7 +8,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { Public } from '../auth/principal';
 import { MethodRegistry } from '../http/method-registry';
-import { routeAuthOf } from './route-auth';
+import { routeFactsOf } from './route-facts';
 import { DOCS_PAGE } from './docs-page';
 
 /** The document, generated once when every module has registered its methods, then served as is. */
@@ -28,7 +28,7 @@ export class OpenApiDocument implements OnApplicationBootstrap {
       methods: SPEC_METHODS,
       served,
       resources: AREAS.flatMap((a) => a.resources.map((r) => r.api)),
-      authOf: routeAuthOf(this.discovery, this.reflector),
+      routeOf: routeFactsOf(this.discovery, this.reflector),
       version: packageVersion(),
     });
     this.json = JSON.stringify(document);

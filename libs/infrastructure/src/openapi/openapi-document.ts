@@ -21,13 +21,19 @@ export interface DocumentedMethod {
 /** Which credentials a route takes (from the route's guard metadata). */
 export type RouteAuth = 'api' | 'workload' | 'machine' | 'public';
 
+/** What the controllers say of a method: served by a route of its own (not the registry), and its credentials. */
+export interface RouteFacts {
+  auth: RouteAuth;
+  dedicated: boolean;
+}
+
 export interface OpenApiSources {
   methods: readonly SpecMethod[];
   /** Served methods by `service/Method`; a catalog method missing here answers UNIMPLEMENTED. */
   served: ReadonlyMap<string, DocumentedMethod>;
   resources: readonly ResourceApi[];
-  /** The credentials a method's routes take; `api` (key pair, JWT, session token) unless told. */
-  authOf?: (m: SpecMethod) => RouteAuth;
+  /** A method's dedicated route and credentials; `api` (key pair, JWT, session token) through the registry unless told. */
+  routeOf?: (m: SpecMethod) => RouteFacts;
   version: string;
 }
 
@@ -50,7 +56,8 @@ export function openApiDocument(sources: OpenApiSources): JsonSchema {
     const key = specMethodKey(m);
     const served = sources.served.get(key);
     const role = roles.get(key);
-    const auth = sources.authOf?.(m) ?? 'api';
+    const { auth, dedicated } = sources.routeOf?.(m) ?? { auth: 'api', dedicated: false };
+    const implemented = served !== undefined || dedicated;
     // Kit envelopes are classes made per resource (all named `Envelope`): named after their method.
     const named = served?.request?.name && served.request.name !== 'Envelope' ? served.request.name : `${m.method}Request`;
     const request = served?.request ? registry.ref(served.request, camelToSnake, named) : { type: 'object' };
@@ -58,7 +65,7 @@ export function openApiDocument(sources: OpenApiSources): JsonSchema {
     const common = {
       tags: [m.service],
       summary: `${m.service}/${m.method}`,
-      description: describe(m, served, role, auth),
+      description: describe(m, served, role, auth, implemented),
       ...(m.lifecycle ? { deprecated: true } : {}),
       security: SECURITY[auth],
       responses: {
@@ -69,7 +76,7 @@ export function openApiDocument(sources: OpenApiSources): JsonSchema {
       'x-service': m.service,
       'x-method': m.method,
       'x-permission': served?.permission ?? null,
-      'x-implemented': served !== undefined,
+      'x-implemented': implemented,
       ...(m.frozen ? { 'x-frozen': true } : {}),
       ...(role?.role === 'list' ? listExtensions(role.api) : {}),
     };
@@ -176,10 +183,10 @@ function filterable(filters: FilterSchema): JsonSchema[] {
   return Object.entries(filters).map(([field, f]) => ({ field, type: f.type, ...(f.values ? { values: [...f.values] } : {}) }));
 }
 
-function describe(m: SpecMethod, served: DocumentedMethod | undefined, role: ResourceRole | undefined, auth: RouteAuth): string {
+function describe(m: SpecMethod, served: DocumentedMethod | undefined, role: ResourceRole | undefined, auth: RouteAuth, implemented: boolean): string {
   const lines = [`\`${m.service}/${m.method}\` (spec part ${m.part}, area ${m.area}).`];
   if (m.frozen) lines.push('Frozen: answers FAILED_PRECONDITION with reason FEATURE_READ_ONLY.');
-  else if (!served && auth === 'api') lines.push('Not implemented yet: answers UNIMPLEMENTED (501).');
+  else if (!implemented) lines.push('Not implemented yet: answers UNIMPLEMENTED (501).');
   if (served?.permission) lines.push(`Requires the ${served.permission} permission.`);
   else if (auth === 'api') lines.push('Requires membership of the organization (no permission key).');
   if (auth === 'workload') lines.push('Takes only an `Authorization: Svc-Workload` proof.');

@@ -2,23 +2,25 @@ import { RequestMethod } from '@nestjs/common';
 import { METHOD_METADATA, PATH_METADATA } from '@nestjs/common/constants';
 import type { DiscoveryService, Reflector } from '@nestjs/core';
 import type { SpecMethod } from '@svc/contracts/catalog';
-import type { RouteAuth } from '@svc/infrastructure/openapi/openapi-document';
+import type { RouteAuth, RouteFacts } from '@svc/infrastructure/openapi/openapi-document';
 import { IS_PUBLIC, MACHINE_ONLY, WORKLOAD_ONLY } from '../auth/principal';
 import { compileRoute } from '../http/rest-routes';
 
-interface GuardedRoute {
+interface ControllerRoute {
   verb: string;
   path: string;
   auth: RouteAuth;
 }
 
 /**
- * The credentials each catalog method's routes take, read from the same guard metadata
- * (@Public, @WorkloadOnly, @MachineOnly) ApiAuthGuard reads: a dedicated controller route that
- * matches one of the method's REST templates decides; every other route takes the API credentials.
+ * What the controllers say of each catalog method's routes: whether a dedicated controller route
+ * (not the registry's RPC and REST dispatch) serves one of its REST templates (GetAuth, the
+ * artifact upload, the chat webhook), and the credentials it takes, read from the same guard
+ * metadata (@Public, @WorkloadOnly, @MachineOnly) ApiAuthGuard reads. Every other route takes the
+ * API credentials.
  */
-export function routeAuthOf(discovery: DiscoveryService, reflector: Reflector): (m: SpecMethod) => RouteAuth {
-  const guarded: GuardedRoute[] = [];
+export function routeFactsOf(discovery: DiscoveryService, reflector: Reflector): (m: SpecMethod) => RouteFacts {
+  const guarded: ControllerRoute[] = [];
   for (const wrapper of discovery.getControllers()) {
     const controller = wrapper.metatype as (new (...args: never[]) => object) | undefined;
     if (!controller) continue;
@@ -36,18 +38,29 @@ export function routeAuthOf(discovery: DiscoveryService, reflector: Reflector): 
           : reflector.getAllAndOverride<boolean>(MACHINE_ONLY, targets)
             ? 'machine'
             : 'api';
-      if (auth === 'api') continue;
       const paths = [Reflect.getMetadata(PATH_METADATA, handler) as string | string[]].flat();
-      // find-my-way spells a literal `:` as `::`.
-      for (const p of paths) guarded.push({ verb: RequestMethod[verb], path: `/${[prefix, p].filter(Boolean).join('/')}`.replace(/\/+/g, '/').replace(/::/g, ':'), auth });
+      for (const p of paths) guarded.push({ verb: RequestMethod[verb], path: samplePath(`/${[prefix, p].filter(Boolean).join('/')}`), auth });
     }
   }
   return (m) => {
     for (const rest of m.rest ?? []) {
       const route = compileRoute(m, rest);
+      // The registry's wildcard routes (`v1/*`) match no template's literal pattern.
       const hit = guarded.find((g) => g.verb === route.verb && route.pattern.test(g.path));
-      if (hit) return hit.auth;
+      if (hit) return { auth: hit.auth, dedicated: true };
     }
-    return 'api';
+    return { auth: 'api', dedicated: false };
   };
+}
+
+/**
+ * A concrete path a find-my-way route matches, for testing against the spec's templates: each
+ * `:param` becomes one segment, and `::` (find-my-way's literal colon) a `:`.
+ */
+function samplePath(route: string): string {
+  return route
+    .replace(/\/+/g, '/')
+    .replace(/::/g, '\u0000')
+    .replace(/:[A-Za-z_][A-Za-z0-9_]*/g, 'x')
+    .replace(/\u0000/g, ':');
 }
