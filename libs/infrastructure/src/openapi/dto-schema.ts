@@ -1,7 +1,7 @@
 /**
  * JSON Schema (OpenAPI 3.1 dialect) of a class-validator DTO, read from the same decorator metadata
  * that validates requests, so a documented field cannot differ from a checked one. Nested DTOs
- * (`@ValidateNested() @Type(() => X)`) become named component schemas; each class is walked once per
+ * (`@ValidateNested() @Type(() => X)`) become named component schemas, built once per class and
  * casing, so the cost is linear in the declared properties.
  */
 import 'reflect-metadata';
@@ -9,7 +9,6 @@ import { getMetadataStorage } from 'class-validator';
 import type { ValidationMetadata } from 'class-validator/types/metadata/ValidationMetadata';
 
 // class-transformer keeps `@Type` metadata in a storage its index does not export (types ship apart).
-// eslint-disable-next-line @typescript-eslint/no-require-imports
 const { defaultMetadataStorage } = require('class-transformer/cjs/storage') as typeof import('class-transformer/types/storage');
 
 export type JsonSchema = Record<string, unknown>;
