@@ -83,6 +83,23 @@ describe('OpenAPI: /openapi.json and /docs from a running api', () => {
     }
   });
 
+  it('gives every served List that takes a filter and an order_by its filterable and orderable fields', () => {
+    const requestFields = (op: Json): string[] => {
+      // A body (RPC, POST) or query parameters (a REST GET).
+      const ref = op.requestBody?.content['application/json'].schema.$ref as string | undefined;
+      const body = ref ? Object.keys(document.components.schemas[ref.split('/').pop()!].properties) : [];
+      return [...body, ...((op.parameters ?? []) as { name: string }[]).map((p) => p.name)];
+    };
+    const lists = [...operations()].filter(([key, { ops }]) => /\/List[A-Z]/.test(key) && ops[0]['x-implemented']);
+    const queried = lists.filter(([, { ops }]) => ops.some((op) => requestFields(op).includes('filter')));
+    expect(queried.length).toBeGreaterThanOrEqual(20);
+    for (const [key, { ops }] of queried) {
+      expect([key, Array.isArray(ops[0]['x-filterable']), ops[0]['x-orderable']?.length > 0]).toEqual([key, true, true]);
+    }
+    const statusEvents = operations().get('svc.deployments.v1.DeploymentsService/ListDeploymentStatusEvents')!.ops[0];
+    expect(statusEvents.description).toMatch(/Filter \(AIP-160\) on: .*\(timestamp\)/);
+  });
+
   it('gives each route the credentials its guard takes', () => {
     const found = operations();
     expect(found.get('svc.auth.v1.AuthService/MintAgentSessionToken')!.ops[0].security).toEqual([{ svcWorkload: [] }]);

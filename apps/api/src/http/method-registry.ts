@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import type { Permission } from '@svc/contracts/roles/permissions';
+import type { ListQueryFields } from '@svc/contracts/shared/resource-api';
 import { SPEC_METHODS } from '@svc/contracts/catalog';
 import { DomainError } from '@svc/domain/shared/domain-error';
 import { parseRequest } from '@svc/infrastructure/requests/parse-request';
@@ -30,6 +31,8 @@ export interface MethodDefinition<Req extends object = object> {
   preserveKeysUnder?: readonly string[];
   /** Response headers every answer of the method carries, errors included (deprecation notices). */
   headers?: Readonly<Record<string, string>>;
+  /** A List's filterable and orderable fields (set by listMethod; the OpenAPI document shows them). */
+  query?: ListQueryFields;
   handle(call: MethodCall<Req>): Promise<unknown>;
 }
 

@@ -19,6 +19,15 @@ class Outer {
 
 const served = new Map<string, DocumentedMethod>([
   ['svc.notes.v1.NotesService/ListNotes', { service: notesApi.service, method: 'ListNotes', request: ListRequest }],
+  [
+    'svc.rbac.v1.RolesService/ListRoles',
+    {
+      service: 'svc.rbac.v1.RolesService',
+      method: 'ListRoles',
+      request: ListRequest,
+      query: { filters: { title: { type: 'string', path: 'title' } }, orderBy: { title: 'title' }, defaultOrder: 'title', nameSortable: false },
+    },
+  ],
   ['svc.notes.v1.NotesService/DeleteNote', { service: notesApi.service, method: 'DeleteNote', request: NameRequest, permission: 'KNOWLEDGE_WRITE' }],
   ['svc.notes.v1.NotesService/CreateNote', { service: notesApi.service, method: 'CreateNote', request: Outer, permission: 'KNOWLEDGE_WRITE' }],
 ]);
@@ -82,6 +91,9 @@ describe('the OpenAPI document', () => {
     expect(list['x-filterable']).toEqual(expect.arrayContaining([{ field: 'tool_name', type: 'string' }, { field: 'create_time', type: 'timestamp' }]));
     expect(list['x-orderable']).toEqual(expect.arrayContaining(['display_name', 'create_time', 'name']));
     expect(list.description).toContain('tool_name (string)');
+    // A List outside the resource kit declares its fields on its method definition (listMethod).
+    const roles = operationOf('POST /svc.rbac.v1.RolesService/ListRoles')!.op;
+    expect([roles['x-filterable'], roles['x-orderable'], roles['x-default-order']]).toEqual([[{ field: 'title', type: 'string' }], ['title'], 'title']);
     const remove = operationOf('POST /svc.notes.v1.NotesService/DeleteNote')!.op;
     expect(remove['x-permission']).toBe('KNOWLEDGE_WRITE');
     expect(remove.description).toContain('Requires the KNOWLEDGE_WRITE permission');

@@ -6,7 +6,7 @@
  */
 import type { SpecMethod } from '@svc/contracts/catalog';
 import { specMethodKey } from '@svc/contracts/catalog';
-import type { FilterSchema, ResourceApi } from '@svc/contracts/shared/resource-api';
+import type { FilterSchema, ListQueryFields, ResourceApi } from '@svc/contracts/shared/resource-api';
 import { camelToSnake } from '../wire';
 import { type DtoClass, type JsonSchema, SchemaRegistry } from './dto-schema';
 
@@ -16,6 +16,8 @@ export interface DocumentedMethod {
   method: string;
   permission?: string;
   request?: DtoClass;
+  /** A List's filter and order_by fields. */
+  query?: ListQueryFields;
 }
 
 /** Which credentials a route takes (from the route's guard metadata). */
@@ -58,6 +60,7 @@ export function openApiDocument(sources: OpenApiSources): JsonSchema {
     const role = roles.get(key);
     const { auth, dedicated } = sources.routeOf?.(m) ?? { auth: 'api', dedicated: false };
     const implemented = served !== undefined || dedicated;
+    const query = served?.query ?? (role?.role === 'list' ? role.api : undefined);
     // Kit envelopes are classes made per resource (all named `Envelope`): named after their method.
     const named = served?.request?.name && served.request.name !== 'Envelope' ? served.request.name : `${m.method}Request`;
     const request = served?.request ? registry.ref(served.request, camelToSnake, named) : { type: 'object' };
@@ -65,7 +68,7 @@ export function openApiDocument(sources: OpenApiSources): JsonSchema {
     const common = {
       tags: [m.service],
       summary: `${m.service}/${m.method}`,
-      description: describe(m, served, role, auth, implemented),
+      description: describe(m, served, query, auth, implemented),
       ...(m.lifecycle ? { deprecated: true } : {}),
       security: SECURITY[auth],
       responses: {
@@ -78,7 +81,7 @@ export function openApiDocument(sources: OpenApiSources): JsonSchema {
       'x-permission': served?.permission ?? null,
       'x-implemented': implemented,
       ...(m.frozen ? { 'x-frozen': true } : {}),
-      ...(role?.role === 'list' ? listExtensions(role.api) : {}),
+      ...(query ? listExtensions(query) : {}),
     };
     // A method the spec shows no path for (customers v1) is served on its RPC path (MethodRegistry.invoke).
     if (m.rpc || !m.rest?.length) {
@@ -93,12 +96,12 @@ export function openApiDocument(sources: OpenApiSources): JsonSchema {
       const verb = rest.slice(0, space).toLowerCase();
       const { path, parameters, bound } = restPath(rest.slice(space + 1));
       const withBody = verb !== 'get' && verb !== 'delete';
-      const query = served?.request && !withBody ? queryParameters(registry, served.request, bound) : [];
+      const inQuery = served?.request && !withBody ? queryParameters(registry, served.request, bound) : [];
       addOperation(paths, verb, path, {
         operationId: `${m.service}.${m.method}.rest${i === 0 ? '' : i + 1}`,
         ...common,
         'x-path-template': rest.slice(space + 1),
-        parameters: [...parameters, ...query],
+        parameters: [...parameters, ...inQuery],
         ...(withBody ? { requestBody: { content: { 'application/json': { schema: request } } } } : {}),
       });
     });
@@ -170,7 +173,7 @@ function resourceSchema(registry: SchemaRegistry, api: ResourceApi): JsonSchema 
   return { allOf: [input, { type: 'object', properties: serverSet }] };
 }
 
-function listExtensions(api: ResourceApi): JsonSchema {
+function listExtensions(api: ListQueryFields): JsonSchema {
   const orderable = [...new Set([...Object.keys(api.orderBy), ...(api.nameSortable === false ? [] : ['name'])])];
   return {
     'x-filterable': filterable(api.filters),
@@ -183,7 +186,7 @@ function filterable(filters: FilterSchema): JsonSchema[] {
   return Object.entries(filters).map(([field, f]) => ({ field, type: f.type, ...(f.values ? { values: [...f.values] } : {}) }));
 }
 
-function describe(m: SpecMethod, served: DocumentedMethod | undefined, role: ResourceRole | undefined, auth: RouteAuth, implemented: boolean): string {
+function describe(m: SpecMethod, served: DocumentedMethod | undefined, query: ListQueryFields | undefined, auth: RouteAuth, implemented: boolean): string {
   const lines = [`\`${m.service}/${m.method}\` (spec part ${m.part}, area ${m.area}).`];
   if (m.frozen) lines.push('Frozen: answers FAILED_PRECONDITION with reason FEATURE_READ_ONLY.');
   else if (!implemented) lines.push('Not implemented yet: answers UNIMPLEMENTED (501).');
@@ -194,10 +197,9 @@ function describe(m: SpecMethod, served: DocumentedMethod | undefined, role: Res
   if (m.lifecycle) lines.push(`Lifecycle: ${m.lifecycle}.`);
   if (!m.rpc && !m.rest?.length) lines.push('The spec shows no path for this method; it is served on its RPC path.');
   if (m.shapeNotShown) lines.push('The spec does not show this method\'s request or response shape.');
-  if (role?.role === 'list') {
-    const { api } = role;
-    lines.push(`Filter (AIP-160) on: ${filterable(api.filters).map((f) => `${f.field} (${f.type})`).join(', ')}.`);
-    lines.push(`order_by on: ${(listExtensions(api)['x-orderable'] as string[]).join(', ')}; default \`${api.defaultOrder}\`.`);
+  if (query) {
+    lines.push(`Filter (AIP-160) on: ${filterable(query.filters).map((f) => `${f.field} (${f.type})`).join(', ')}.`);
+    lines.push(`order_by on: ${(listExtensions(query)['x-orderable'] as string[]).join(', ')}; default \`${query.defaultOrder}\`.`);
   }
   return lines.join('\n\n');
 }
