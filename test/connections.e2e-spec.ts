@@ -111,7 +111,7 @@ describe('connections (GET /v1/connections, /v1/connections/{id}, /v1/connection
         details: [expect.objectContaining({ reason: 'CONNECTION_SECRET_UNAVAILABLE' })],
       },
     });
-    expect(JSON.stringify(res.body)).not.toMatch(/enc:v1|broken\.internal/);
+    expect(JSON.stringify(res.body)).not.toMatch(/enc:v\d|broken\.internal/);
   });
 
   it('an unknown connection is NOT_FOUND; the methods have no RPC form', async () => {
@@ -180,7 +180,7 @@ describe('connections (GET /v1/connections, /v1/connections/{id}, /v1/connection
   it('no secret, sealed or clear, leaves through a list', async () => {
     const body = JSON.stringify((await list()).body);
     for (const secret of SECRETS) expect(body).not.toContain(secret);
-    expect(body).not.toMatch(/enc:v1|env:|connectionDetails|toolConfigurations/);
+    expect(body).not.toMatch(/enc:v\d|env:|connectionDetails|toolConfigurations/);
   });
 
   it('tenant isolation: each organization reads only its own connections', async () => {
@@ -238,9 +238,9 @@ describe('connections (GET /v1/connections, /v1/connections/{id}, /v1/connection
     for (const secret of SECRETS) expect(stack.output.join('')).not.toContain(secret);
     const stored = (name: string) =>
       (configured.find((e) => e.stream === `connection-acme:${name}`)?.data.connection as Connection).connectionDetails?.sqldb.password;
-    expect(stored('connections/warehouse')).toMatch(/^enc:v1:/);
+    expect(stored('connections/warehouse')).toMatch(/^enc:v2:/);
     expect(stored('connections/vault')).toBe('${env:VAULT_PASSWORD}');
     const partner = configured.find((e) => e.stream === 'connection-acme:connections/partner')?.data.connection as Connection;
-    expect(partner.connectionDetails?.http).toEqual({ base_url: '${env:PARTNER_URL}', api_key: expect.stringMatching(/^enc:v1:/), timeout_seconds: 5 });
+    expect(partner.connectionDetails?.http).toEqual({ base_url: '${env:PARTNER_URL}', api_key: expect.stringMatching(/^enc:v2:/), timeout_seconds: 5 });
   });
 });

@@ -26,6 +26,7 @@ import { IndicatorsModule } from './indicators/indicators.module';
 import { InvestigationsModule } from './investigations/investigations.module';
 import { IssuesModule } from './issues/issues.module';
 import { NotificationsModule } from './notifications/notifications.module';
+import { OpenApiModule } from './openapi/openapi.controller';
 import { StartupModule } from './operator-config/startup.service';
 import { ResourceKit } from './resource-kit/resource-kit';
 import { RolesModule } from './roles/roles.module';
@@ -70,6 +71,7 @@ export function appModule(settings: Settings) {
       RowsModule,
       HistoryModule,
       WatchModule,
+      OpenApiModule,
     ],
     controllers: [RpcController, RestController],
     providers: [

@@ -1,9 +1,12 @@
-import { Inject, Injectable } from '@nestjs/common';
+import { Inject, Injectable, Logger } from '@nestjs/common';
+import { CommandBus } from '@nestjs/cqrs';
+import { apiKeyDecider } from '@svc/domain/organizations/organization.decider';
 import { effectivePermissions } from '@svc/domain/roles/access.decider';
-import { CredentialDigest, verifySecretAsync } from '@svc/infrastructure/auth/secret-hash';
+import { CredentialDigest, hashSecretAsync, needsRehash, verifySecretAsync } from '@svc/infrastructure/auth/secret-hash';
 import { ACCESS_STAMP, docId } from '@svc/infrastructure/projection/projection';
 import type { Doc, ReadStore } from '@svc/infrastructure/read-store/read-store.port';
 import { READ_STORE } from '@svc/infrastructure/nest/tokens';
+import { DecideAndAppend } from '../cqrs/decide-and-append';
 import type { Principal } from './principal';
 
 const CACHE_TTL_MS = 60_000;
@@ -29,8 +32,14 @@ interface Verified {
 export class CredentialsService {
   private readonly digest = new CredentialDigest();
   private readonly verified = new Map<string, Verified>();
+  /** Keys whose hash this process is upgrading: one upgrade per key, however many requests verify it. */
+  private readonly upgrading = new Set<string>();
+  private readonly logger = new Logger(CredentialsService.name);
 
-  constructor(@Inject(READ_STORE) private readonly reads: ReadStore) {}
+  constructor(
+    @Inject(READ_STORE) private readonly reads: ReadStore,
+    private readonly commandBus: CommandBus,
+  ) {}
 
   async authenticate(username: string, secret: string): Promise<Principal | null> {
     const key = await this.reads.collection('apikeys').findOne({ _id: `apikey|${username}` });
@@ -44,12 +53,38 @@ export class CredentialsService {
     if (!stillVerified) {
       this.verified.delete(digest);
       if (!(await verifySecretAsync(secret, String(key.secretHash)))) return null;
+      if (needsRehash(String(key.secretHash))) this.upgrade(org, username, String(key.principal), secret, String(key.secretHash));
     }
     const principal = await this.resolve(org, String(key.principal));
     if (!principal) return null;
     if (this.verified.size >= CACHE_MAX) this.verified.clear();
     this.verified.set(digest, { principal, keyPos: key._pos, accessPos, at: stillVerified ? cached.at : Date.now() });
     return principal;
+  }
+
+  /**
+   * Stores a hash of a just-verified secret at today's cost (secret-hash.ts) through the command path,
+   * in the background: the request that verified it does not wait for the slower hash. The decider
+   * appends nothing when the stored hash has moved on (rotated, or upgraded by another process).
+   */
+  private upgrade(org: string, keyId: string, principal: string, secret: string, replaces: string): void {
+    if (this.upgrading.has(keyId)) return;
+    this.upgrading.add(keyId);
+    const actor = { org, actor: principal, subject: principal, permissions: [], now: new Date().toISOString() };
+    void hashSecretAsync(secret)
+      .then((secretHash) =>
+        this.commandBus.execute(
+          new DecideAndAppend(
+            { decider: apiKeyDecider, streamId: `apikey-${org}:api-keys/${keyId}`, command: { type: 'RehashApiKey', actor, replaces, secretHash }, context: { actor } },
+            'organizations',
+          ),
+        ),
+      )
+      .catch((error: unknown) => {
+        // The old hash still verifies; the next verification tries again.
+        this.upgrading.delete(keyId);
+        this.logger.warn(`could not upgrade the hash of API key ${keyId}: ${error instanceof Error ? error.message : String(error)}`);
+      });
   }
 
   private async resolve(org: string, name: string): Promise<Principal | null> {

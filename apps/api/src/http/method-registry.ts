@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import type { Permission } from '@svc/contracts/roles/permissions';
-import type { ResponseCase } from '@svc/contracts/shared/resource-api';
+import type { ListQueryFields, ResponseCase } from '@svc/contracts/shared/resource-api';
 import { SPEC_METHODS } from '@svc/contracts/catalog';
 import { DomainError } from '@svc/domain/shared/domain-error';
 import { parseRequest } from '@svc/infrastructure/requests/parse-request';
@@ -36,6 +36,8 @@ export interface MethodDefinition<Req extends object = object> {
   fromRest?(request: Record<string, unknown>): Record<string, unknown>;
   /** Response headers every answer of the method carries, errors included (deprecation notices). */
   headers?: Readonly<Record<string, string>>;
+  /** A List's filterable and orderable fields (set by listMethod; the OpenAPI document shows them). */
+  query?: ListQueryFields;
   handle(call: MethodCall<Req>): Promise<unknown>;
 }
 
@@ -68,6 +70,11 @@ export class MethodRegistry {
   /** Headers the method's answers carry (none for an unknown method). */
   headersOf(service: string, method: string): Readonly<Record<string, string>> {
     return this.methods.get(`${service}/${method}`)?.headers ?? {};
+  }
+
+  /** Every registered method's declaration (the OpenAPI document reads them). */
+  definitions(): readonly MethodDefinition[] {
+    return [...this.methods.values()];
   }
 
   registered(): string[] {

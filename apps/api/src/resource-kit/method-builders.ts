@@ -65,9 +65,10 @@ export function listMethod<Req extends ListRequest>(
   },
 ): MethodDefinition<object> {
   const shape = list.shape ?? unchanged;
-  return defineMethod(service, method, list.request, 'read', async (call) => {
+  const definition = defineMethod(service, method, list.request, 'read', async (call) => {
     const scope = list.scope ? await list.scope(call) : {};
     const page = await queries.execute<ListDocumentsQuery, Page>(new ListDocumentsQuery(list.spec, call.principal.org, call.request, scope));
     return { [list.key]: page.items.map(shape), nextPageToken: page.nextPageToken };
   });
+  return { ...definition, query: list.spec };
 }

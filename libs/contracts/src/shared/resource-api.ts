@@ -30,6 +30,16 @@ export const RESOURCE_FILTERS = {
   update_time: { type: 'timestamp', path: 'updateTime' },
 } as const satisfies FilterSchema;
 
+/** What a List accepts in `filter` and `order_by`. */
+export interface ListQueryFields {
+  filters: FilterSchema;
+  /** snake_case order_by field to document path. */
+  orderBy: Record<string, string>;
+  defaultOrder: string;
+  /** false: `name` is only the tiebreaker, not a field the client may order by. Default true. */
+  nameSortable?: boolean;
+}
+
 export interface ResourceApi {
   /** Fully qualified service, e.g. `svc.notes.v1.NotesService`. */
   service: string;

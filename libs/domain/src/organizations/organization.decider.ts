@@ -77,44 +77,63 @@ export interface ApiKeyState {
 
 export type ApiKeyEvent =
   | { type: 'ApiKeyIssued'; data: { keyId: string; principal: string; secretHash: string; createTime: string } }
-  | { type: 'ApiKeyRotated'; data: { principal: string; secretHash: string; updateTime: string } };
+  | { type: 'ApiKeyRotated'; data: { principal: string; secretHash: string; updateTime: string } }
+  /** The same secret, hashed again at today's cost (secret-hash.ts): the key and its owner are unchanged. */
+  | { type: 'ApiKeyRehashed'; data: { secretHash: string; updateTime: string } };
 
 /**
- * `secretHash` is a fresh slow hash of the configured secret; `matches` tells whether the configured
- * secret is the one already stored (the hash is salted, so hashes cannot be compared directly).
+ * IssueApiKey (operator configuration): `hash` makes a fresh slow hash of the configured secret,
+ * called only when one is stored; `matches` tells whether the configured secret is the one already
+ * stored (the hash is salted, so hashes cannot be compared directly); `outdated` whether that stored
+ * hash is weaker than today's cost, so a matching secret is re-hashed.
+ *
+ * RehashApiKey (a verified request, upgrade on use): stores `secretHash`, a fresh hash of the very
+ * secret `replaces` was verified to hold. When the stored hash is no longer `replaces` (the key was
+ * rotated, or another request upgraded it first), there is nothing to do: an upgrade happens once.
  * Only hashes reach events, never the secret.
  */
-export type ApiKeyCommand = {
-  type: 'IssueApiKey';
-  actor: Actor;
-  keyId: string;
-  principal: string;
-  secretHash: string;
-  matches: (storedHash: string) => boolean;
-};
+export type ApiKeyCommand =
+  | {
+      type: 'IssueApiKey';
+      actor: Actor;
+      keyId: string;
+      principal: string;
+      hash: () => string;
+      matches: (storedHash: string) => boolean;
+      outdated?: (storedHash: string) => boolean;
+    }
+  | { type: 'RehashApiKey'; actor: Actor; replaces: string; secretHash: string };
 
 export const API_KEY_ID = /^[a-zA-Z0-9][a-zA-Z0-9._-]{0,127}$/;
 
 export const apiKeyDecider: Decider<ApiKeyState, ApiKeyCommand, ApiKeyEvent> = {
   initialState: () => ({ principal: null, secretHash: null }),
   evolve(state, event) {
+    if (event.type === 'ApiKeyRehashed') return { ...state, secretHash: event.data.secretHash };
     return { principal: event.data.principal, secretHash: event.data.secretHash };
   },
   decide(command, state) {
+    if (command.type === 'RehashApiKey') {
+      if (state.secretHash !== command.replaces) return [];
+      return [{ type: 'ApiKeyRehashed', data: { secretHash: command.secretHash, updateTime: command.actor.now } }];
+    }
     if (!API_KEY_ID.test(command.keyId)) throw invalid(`API key id '${command.keyId}' is not valid`);
     if (state.secretHash === null) {
       return [
         {
           type: 'ApiKeyIssued',
-          data: { keyId: command.keyId, principal: command.principal, secretHash: command.secretHash, createTime: command.actor.now },
+          data: { keyId: command.keyId, principal: command.principal, secretHash: command.hash(), createTime: command.actor.now },
         },
       ];
     }
-    if (state.principal === command.principal && command.matches(state.secretHash)) return [];
+    if (state.principal === command.principal && command.matches(state.secretHash)) {
+      if (!command.outdated?.(state.secretHash)) return [];
+      return [{ type: 'ApiKeyRehashed', data: { secretHash: command.hash(), updateTime: command.actor.now } }];
+    }
     return [
       {
         type: 'ApiKeyRotated',
-        data: { principal: command.principal, secretHash: command.secretHash, updateTime: command.actor.now },
+        data: { principal: command.principal, secretHash: command.hash(), updateTime: command.actor.now },
       },
     ];
   },

@@ -3,34 +3,78 @@ import { createHmac, randomBytes, scrypt, scryptSync, timingSafeEqual } from 'no
 /**
  * API key secrets are stored only as a slow, salted scrypt hash (in events and read models);
  * the clear secret never leaves the request that presents it.
+ *
+ * Each hash carries its parameters, PHC-style: `$scrypt$N=131072,r=8,p=1$<salt>$<hash>` (base64url).
+ * The cost is OWASP's current scrypt recommendation (N=2^17, r=8, p=1: 128 MiB and about a third of
+ * a second per hash). Hashes of the first format (`scrypt$16384$8$1$<salt>$<hash>`, N=2^14) still
+ * verify; `needsRehash` tells the caller to store a fresh hash once the secret has been verified.
  */
-const N = 16384;
-const R = 8;
-const P = 1;
+export const SCRYPT_COST = { N: 2 ** 17, r: 8, p: 1 } as const;
 const KEY_LENGTH = 32;
+const SALT_LENGTH = 16;
+// A stored hash is ours, but a corrupted one must not make a request allocate gigabytes.
+const MAX_N = 2 ** 20;
 
-export function hashSecret(secret: string): string {
-  const salt = randomBytes(16);
-  const hash = scryptSync(secret, salt, KEY_LENGTH, { N, r: R, p: P });
-  return `scrypt$${N}$${R}$${P}$${salt.toString('base64url')}$${hash.toString('base64url')}`;
+interface ScryptOptions {
+  N: number;
+  r: number;
+  p: number;
 }
 
 interface StoredHash {
   salt: Buffer;
   hash: Buffer;
-  options: { N: number; r: number; p: number };
+  options: ScryptOptions;
+  /** Written in the current format. */
+  current: boolean;
 }
 
+/** scrypt needs 128·N·r bytes; Node refuses more than `maxmem` (32 MiB by default). */
+const withMemory = (o: ScryptOptions) => ({ ...o, maxmem: 128 * o.N * o.r * o.p + 1024 * 1024 });
+
+const format = (o: ScryptOptions, salt: Buffer, hash: Buffer) =>
+  `$scrypt$N=${o.N},r=${o.r},p=${o.p}$${salt.toString('base64url')}$${hash.toString('base64url')}`;
+
+export function hashSecret(secret: string): string {
+  const salt = randomBytes(SALT_LENGTH);
+  return format(SCRYPT_COST, salt, scryptSync(secret, salt, KEY_LENGTH, withMemory(SCRYPT_COST)));
+}
+
+/** The same hash off the event loop's thread, for request paths (an upgrade on use). */
+export function hashSecretAsync(secret: string): Promise<string> {
+  const salt = randomBytes(SALT_LENGTH);
+  return new Promise((resolve, reject) =>
+    scrypt(secret, salt, KEY_LENGTH, withMemory(SCRYPT_COST), (error, hash) => (error ? reject(error) : resolve(format(SCRYPT_COST, salt, hash)))),
+  );
+}
+
+const CURRENT = /^\$scrypt\$N=(\d+),r=(\d+),p=(\d+)\$([A-Za-z0-9_-]+)\$([A-Za-z0-9_-]+)$/;
+const LEGACY = /^scrypt\$(\d+)\$(\d+)\$(\d+)\$([A-Za-z0-9_-]+)\$([A-Za-z0-9_-]+)$/;
+
 function parseStored(stored: string): StoredHash | null {
-  const [scheme, n, r, p, salt, hash] = stored.split('$');
-  if (scheme !== 'scrypt' || !salt || !hash) return null;
-  return { salt: Buffer.from(salt, 'base64url'), hash: Buffer.from(hash, 'base64url'), options: { N: Number(n), r: Number(r), p: Number(p) } };
+  const current = CURRENT.exec(stored);
+  const m = current ?? LEGACY.exec(stored);
+  if (!m) return null;
+  const options = { N: Number(m[1]), r: Number(m[2]), p: Number(m[3]) };
+  if (options.N > MAX_N || options.r > 32 || options.p > 16) return null;
+  return { salt: Buffer.from(m[4], 'base64url'), hash: Buffer.from(m[5], 'base64url'), options, current: current !== null };
+}
+
+/**
+ * True when a stored hash is weaker than today's cost or in the first format: once the secret has
+ * been verified against it, store `hashSecret(secret)` in its place.
+ */
+export function needsRehash(stored: string): boolean {
+  const parsed = parseStored(stored);
+  if (!parsed) return false;
+  const { N, r, p } = parsed.options;
+  return !parsed.current || N < SCRYPT_COST.N || r < SCRYPT_COST.r || p < SCRYPT_COST.p;
 }
 
 export function verifySecret(secret: string, stored: string): boolean {
   const parsed = parseStored(stored);
   if (!parsed) return false;
-  return timingSafeEqual(scryptSync(secret, parsed.salt, parsed.hash.length, parsed.options), parsed.hash);
+  return timingSafeEqual(scryptSync(secret, parsed.salt, parsed.hash.length, withMemory(parsed.options)), parsed.hash);
 }
 
 /** The same check off the event loop's thread, for request paths. */
@@ -38,7 +82,7 @@ export function verifySecretAsync(secret: string, stored: string): Promise<boole
   const parsed = parseStored(stored);
   if (!parsed) return Promise.resolve(false);
   return new Promise((resolve, reject) =>
-    scrypt(secret, parsed.salt, parsed.hash.length, parsed.options, (error, actual) =>
+    scrypt(secret, parsed.salt, parsed.hash.length, withMemory(parsed.options), (error, actual) =>
       error ? reject(error) : resolve(timingSafeEqual(actual, parsed.hash)),
     ),
   );

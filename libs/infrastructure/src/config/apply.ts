@@ -6,7 +6,7 @@ import type { Actor, Decider, DomainEvent } from '@svc/domain/shared/decider';
 import { DomainError } from '@svc/domain/shared/domain-error';
 import { resourceName, resourceStreamId } from '@svc/domain/shared/resource';
 import { resourceDecider } from '@svc/domain/shared/resource.decider';
-import { hashSecret, verifySecret } from '../auth/secret-hash';
+import { hashSecret, needsRehash, verifySecret } from '../auth/secret-hash';
 import { CommandService } from '../commands/command-service';
 import { comparePositions, type Position } from '../event-store/event-store.port';
 import type { ReadStore } from '../read-store/read-store.port';
@@ -75,8 +75,9 @@ export async function applyOperatorConfig(
           actor,
           keyId: key.keyId,
           principal: principal.name,
-          secretHash: hashSecret(key.secret),
+          hash: () => hashSecret(key.secret),
           matches: (stored: string) => verifySecret(key.secret, stored),
+          outdated: needsRehash,
         });
       }
     }

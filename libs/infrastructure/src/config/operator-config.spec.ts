@@ -1,6 +1,9 @@
+import { randomBytes, scryptSync } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
+import { apiKeyDecider } from '@svc/domain/organizations/organization.decider';
+import { needsRehash, verifySecret } from '../auth/secret-hash';
 import { CommandService } from '../commands/command-service';
 import { SqliteEventStore } from '../event-store/sqlite-event-store';
 import { SqliteReadStore } from '../read-store/sqlite-read-store';
@@ -87,6 +90,24 @@ describe('operator configuration: applying', () => {
     expect(types).toEqual(['ApiKeyRotated']);
   });
 
+  it('an unchanged secret whose stored hash predates today\'s cost is re-hashed once by apply', async () => {
+    await apply(base);
+    // Put a first-format hash (N=2^14) of the same secret in place, as keys issued before hold.
+    const stream = 'apikey-acme:api-keys/deployer-key';
+    const current = (await new CommandService(events).stateOf(apiKeyDecider, stream)).secretHash!;
+    const salt = randomBytes(16);
+    const legacy = `scrypt$16384$8$1$${salt.toString('base64url')}$${scryptSync('s3cret', salt, 32, { N: 16384, r: 8, p: 1 }).toString('base64url')}`;
+    const actor = { org: 'acme', actor: 'operator-config', subject: 'operator-config', permissions: [], now: new Date().toISOString() };
+    await new CommandService(events).handle({ decider: apiKeyDecider, streamId: stream, command: { type: 'RehashApiKey', actor, replaces: current, secretHash: legacy }, context: { actor } });
+
+    const result = await apply(base);
+    const appended = (await events.readAll({ maxCount: 1000 })).slice(-result.changes);
+    expect(appended.map((e) => [e.streamId, e.type])).toEqual([[stream, 'ApiKeyRehashed']]);
+    const upgraded = (appended[0].data as { secretHash: string }).secretHash;
+    expect([verifySecret('s3cret', upgraded), needsRehash(upgraded)]).toEqual([true, false]);
+    expect(await apply(base)).toEqual({ position: null, changes: 0 });
+  });
+
   it('a new organization and a new member are added as events', async () => {
     await apply(base);
     const grown = structuredClone(base) as typeof base & { organizations: Array<Record<string, unknown>> };
@@ -107,7 +128,7 @@ describe('SecretBox', () => {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'secrets-'));
     const box = SecretBox.fromEnvironment(dir, {});
     const sealed = box.seal('hunter2');
-    expect(sealed).toMatch(/^enc:v1:/);
+    expect(sealed).toMatch(/^enc:v2:/);
     expect(sealed).not.toContain('hunter2');
     expect(box.open(sealed)).toBe('hunter2');
     expect(box.seal('${env:X}')).toBe('${env:X}');

@@ -1,7 +1,8 @@
+import { createCipheriv, createDecipheriv, hkdfSync } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { openSecrets, SecretBox, SecretUnavailableError, sealSecrets } from './secrets';
+import { deriveKey, KEY_PURPOSES, openSecrets, SecretBox, SecretUnavailableError, sealSecrets } from './secrets';
 
 describe('sealSecrets / openSecrets', () => {
   let dir: string;
@@ -20,7 +21,7 @@ describe('sealSecrets / openSecrets', () => {
   it('seals only secret fields, at any depth, and opens them back', () => {
     const sealed = sealSecrets(details, box);
     expect(JSON.stringify(sealed)).not.toMatch(/hunter2|tok-1/);
-    expect(sealed.sqldb).toMatchObject({ host: 'db', port: 5432, ssl_mode: 'require', password: expect.stringMatching(/^enc:v1:/) });
+    expect(sealed.sqldb).toMatchObject({ host: 'db', port: 5432, ssl_mode: 'require', password: expect.stringMatching(/^enc:v2:/) });
     expect(sealed.chat.signingSecret).toBe('${env:CHAT_SECRET}');
     expect(openSecrets(sealed, box, { CHAT_SECRET: 'from-env' })).toEqual({
       ...details,
@@ -58,6 +59,50 @@ describe('sealSecrets / openSecrets', () => {
     }
     expect(error).toBeInstanceOf(SecretUnavailableError);
     expect((error as Error).message).toMatch(/cannot be decrypted/);
-    expect((error as Error).message).not.toMatch(/hunter2|enc:v1/);
+    expect((error as Error).message).not.toMatch(/hunter2|enc:v\d/);
+  });
+});
+
+describe('keys derived from SVC_ENCRYPTION_KEY', () => {
+  const master = Buffer.alloc(32, 9);
+  const box = SecretBox.fromEnvironment('/nonexistent-unused', { SVC_ENCRYPTION_KEY: master.toString('base64') });
+
+  /** `enc:v<n>:iv.tag.data` opened with a given key, or null when that key does not open it. */
+  function openWith(key: Buffer, sealed: string): string | null {
+    const [iv, tag, data] = sealed.replace(/^enc:v\d:/, '').split('.');
+    try {
+      const decipher = createDecipheriv('aes-256-gcm', key, Buffer.from(iv, 'base64url'));
+      decipher.setAuthTag(Buffer.from(tag, 'base64url'));
+      return Buffer.concat([decipher.update(Buffer.from(data, 'base64url')), decipher.final()]).toString('utf8');
+    } catch {
+      return null;
+    }
+  }
+
+  it('are HKDF-SHA256 of the master key with the purpose as info, one key per purpose', () => {
+    const derived = deriveKey(master, KEY_PURPOSES.connectionSecrets);
+    expect(derived).toEqual(Buffer.from(hkdfSync('sha256', master, Buffer.alloc(0), 'svc/connection-secrets/aes-256-gcm/v1', 32)));
+    expect(derived.equals(master)).toBe(false);
+    expect(derived.equals(deriveKey(master, KEY_PURPOSES.connectionSecretsIv))).toBe(false);
+    expect(new Set(Object.values(KEY_PURPOSES)).size).toBe(Object.keys(KEY_PURPOSES).length);
+  });
+
+  it('seal new values under the derived key (enc:v2), never under the master key itself', () => {
+    const sealed = box.seal('hunter2');
+    expect(sealed).toMatch(/^enc:v2:/);
+    expect(openWith(deriveKey(master, KEY_PURPOSES.connectionSecrets), sealed)).toBe('hunter2');
+    expect(openWith(master, sealed)).toBeNull();
+    expect(box.seal('hunter2')).toBe(sealed); // the synthetic IV keeps re-sealing idempotent
+  });
+
+  it('still open values sealed with the master key before derived keys existed (enc:v1)', () => {
+    const iv = Buffer.alloc(12, 3);
+    const cipher = createCipheriv('aes-256-gcm', master, iv);
+    const data = Buffer.concat([cipher.update('old-secret', 'utf8'), cipher.final()]);
+    const legacy = `enc:v1:${iv.toString('base64url')}.${cipher.getAuthTag().toString('base64url')}.${data.toString('base64url')}`;
+    expect(box.open(legacy)).toBe('old-secret');
+    expect(box.seal(legacy)).toBe(legacy); // already sealed: stored as is
+    const other = SecretBox.fromEnvironment('/nonexistent-unused', { SVC_ENCRYPTION_KEY: Buffer.alloc(32, 1).toString('base64') });
+    expect(() => other.open(legacy)).toThrow(SecretUnavailableError);
   });
 });

@@ -1,17 +1,42 @@
-import { createCipheriv, createDecipheriv, createHmac, randomBytes } from 'node:crypto';
+import { createCipheriv, createDecipheriv, createHmac, hkdfSync, randomBytes } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 
 const ENV_REFERENCE = /^\$\{env:([A-Za-z_][A-Za-z0-9_]*)\}$/;
-const PREFIX = 'enc:v1:';
+/** Sealed with keys derived from the master key for this purpose (the current format). */
+const PREFIX = 'enc:v2:';
+/** Sealed with the master key itself (before derived keys); opened, never written. */
+const LEGACY_PREFIX = 'enc:v1:';
+
+/**
+ * The purposes SVC_ENCRYPTION_KEY serves, each with a key of its own (HKDF-SHA256, the label as
+ * `info`): a key is never used for two jobs, and a new purpose gets a new label, not the raw key.
+ */
+export const KEY_PURPOSES = {
+  connectionSecrets: 'svc/connection-secrets/aes-256-gcm/v1',
+  connectionSecretsIv: 'svc/connection-secrets/synthetic-iv/v1',
+} as const;
+
+/** A 32-byte key for one purpose, derived from the master key (RFC 5869; no salt: the master key is uniformly random). */
+export function deriveKey(master: Buffer, purpose: string): Buffer {
+  return Buffer.from(hkdfSync('sha256', master, Buffer.alloc(0), purpose, 32));
+}
 
 /**
  * Connection secrets never reach an event in clear: an `${env:NAME}` reference is stored as written
- * and resolved at use; an inline secret is stored as AES-256-GCM ciphertext. The key comes from
- * SVC_ENCRYPTION_KEY (base64, 32 bytes) or, in the embedded mode, a key file in the data directory.
+ * and resolved at use; an inline secret is stored as AES-256-GCM ciphertext. The master key comes from
+ * SVC_ENCRYPTION_KEY (base64, 32 bytes) or, in the embedded mode, a key file in the data directory;
+ * sealing uses keys derived from it (KEY_PURPOSES). Values sealed before that (`enc:v1:`, the master
+ * key itself) still open.
  */
 export class SecretBox {
-  private constructor(private readonly key: Buffer) {}
+  private readonly key: Buffer;
+  private readonly ivKey: Buffer;
+
+  private constructor(private readonly master: Buffer) {
+    this.key = deriveKey(master, KEY_PURPOSES.connectionSecrets);
+    this.ivKey = deriveKey(master, KEY_PURPOSES.connectionSecretsIv);
+  }
 
   static fromEnvironment(dataDir: string, env: NodeJS.ProcessEnv = process.env): SecretBox {
     if (env.SVC_ENCRYPTION_KEY) return new SecretBox(decodeEncryptionKey(env.SVC_ENCRYPTION_KEY));
@@ -34,8 +59,8 @@ export class SecretBox {
    * unchanged configuration appends nothing; distinct secrets never share an IV.
    */
   seal(value: string): string {
-    if (ENV_REFERENCE.test(value) || value.startsWith(PREFIX)) return value;
-    const iv = createHmac('sha256', this.key).update('iv\0').update(value).digest().subarray(0, 12);
+    if (ENV_REFERENCE.test(value) || value.startsWith(PREFIX) || value.startsWith(LEGACY_PREFIX)) return value;
+    const iv = createHmac('sha256', this.ivKey).update(value).digest().subarray(0, 12);
     const cipher = createCipheriv('aes-256-gcm', this.key, iv);
     const data = Buffer.concat([cipher.update(value, 'utf8'), cipher.final()]);
     return `${PREFIX}${iv.toString('base64url')}.${cipher.getAuthTag().toString('base64url')}.${data.toString('base64url')}`;
@@ -52,10 +77,11 @@ export class SecretBox {
       if (value === undefined) throw new SecretUnavailableError(`environment variable ${reference[1]} is not set`);
       return value;
     }
-    if (!stored.startsWith(PREFIX)) return stored;
-    const [iv, tag, data] = stored.slice(PREFIX.length).split('.');
+    const legacy = stored.startsWith(LEGACY_PREFIX);
+    if (!legacy && !stored.startsWith(PREFIX)) return stored;
+    const [iv, tag, data] = stored.slice((legacy ? LEGACY_PREFIX : PREFIX).length).split('.');
     try {
-      const decipher = createDecipheriv('aes-256-gcm', this.key, Buffer.from(iv ?? '', 'base64url'));
+      const decipher = createDecipheriv('aes-256-gcm', legacy ? this.master : this.key, Buffer.from(iv ?? '', 'base64url'));
       decipher.setAuthTag(Buffer.from(tag ?? '', 'base64url'));
       return Buffer.concat([decipher.update(Buffer.from(data ?? '', 'base64url')), decipher.final()]).toString('utf8');
     } catch {

@@ -48,6 +48,8 @@ export const organizationsProjection: Projection = {
           },
         ];
       }
+      case 'ApiKeyRehashed':
+        return [{ op: 'update', collection: 'apikeys', id: `apikey|${resourceName.slice('api-keys/'.length)}`, pos, update: { $set: { secretHash: e.data.secretHash } } }];
       default:
         return [];
     }

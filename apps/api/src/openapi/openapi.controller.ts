@@ -1,0 +1,71 @@
+import { Controller, Get, Header, Injectable, Module, type OnApplicationBootstrap } from '@nestjs/common';
+import { DiscoveryModule, DiscoveryService, Reflector } from '@nestjs/core';
+import { SPEC_METHODS, specMethodKey } from '@svc/contracts/catalog';
+import { AREAS } from '@svc/infrastructure/areas';
+import type { JsonSchema } from '@svc/infrastructure/openapi/dto-schema';
+import { type DocumentedMethod, openApiDocument } from '@svc/infrastructure/openapi/openapi-document';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { Public } from '../auth/principal';
+import { MethodRegistry } from '../http/method-registry';
+import { routeFactsOf } from './route-facts';
+import { DOCS_PAGE } from './docs-page';
+
+/** The document, generated once when every module has registered its methods, then served as is. */
+@Injectable()
+export class OpenApiDocument implements OnApplicationBootstrap {
+  private json = '';
+
+  constructor(
+    private readonly registry: MethodRegistry,
+    private readonly discovery: DiscoveryService,
+    private readonly reflector: Reflector,
+  ) {}
+
+  onApplicationBootstrap(): void {
+    const served = new Map<string, DocumentedMethod>(this.registry.definitions().map((d) => [specMethodKey(d), d]));
+    const document: JsonSchema = openApiDocument({
+      methods: SPEC_METHODS,
+      served,
+      resources: AREAS.flatMap((a) => a.resources.map((r) => r.api)),
+      routeOf: routeFactsOf(this.discovery, this.reflector),
+      version: packageVersion(),
+    });
+    this.json = JSON.stringify(document);
+  }
+
+  get text(): string {
+    return this.json;
+  }
+}
+
+@Controller()
+export class OpenApiController {
+  constructor(private readonly document: OpenApiDocument) {}
+
+  @Public()
+  @Get('openapi.json')
+  @Header('content-type', 'application/json; charset=utf-8')
+  openapi(): string {
+    return this.document.text;
+  }
+
+  @Public()
+  @Get('docs')
+  @Header('content-type', 'text/html; charset=utf-8')
+  docs(): string {
+    return DOCS_PAGE;
+  }
+}
+
+/** The version of the package the api runs from (the nearest package.json above this file). */
+function packageVersion(): string {
+  for (let dir = __dirname; dir !== path.dirname(dir); dir = path.dirname(dir)) {
+    const file = path.join(dir, 'package.json');
+    if (fs.existsSync(file)) return String((JSON.parse(fs.readFileSync(file, 'utf8')) as { version?: string }).version ?? '0.0.0');
+  }
+  return '0.0.0';
+}
+
+@Module({ imports: [DiscoveryModule], providers: [OpenApiDocument], controllers: [OpenApiController] })
+export class OpenApiModule {}

@@ -1,0 +1,281 @@
+/**
+ * The OpenAPI 3.1 document of the API, generated from what declares it: the spec's method catalog
+ * (routes, frozen and lifecycle flags), the method registry (permission, request DTO), the resource
+ * declarations of AREAS (response keys, filters, order_by fields, input DTO) and the DTOs'
+ * class-validator metadata. Nothing here names a method: one pass over the catalog, linear in it.
+ */
+import type { SpecMethod } from '@svc/contracts/catalog';
+import { specMethodKey } from '@svc/contracts/catalog';
+import type { FilterSchema, ListQueryFields, ResourceApi } from '@svc/contracts/shared/resource-api';
+import { camelToSnake } from '../wire';
+import { type DtoClass, type JsonSchema, SchemaRegistry } from './dto-schema';
+
+/** What the registry knows of a served method. */
+export interface DocumentedMethod {
+  service: string;
+  method: string;
+  permission?: string;
+  request?: DtoClass;
+  /** A List's filter and order_by fields. */
+  query?: ListQueryFields;
+}
+
+/** Which credentials a route takes (from the route's guard metadata). */
+export type RouteAuth = 'api' | 'workload' | 'machine' | 'public';
+
+/** What the controllers say of a method: served by a route of its own (not the registry), and its credentials. */
+export interface RouteFacts {
+  auth: RouteAuth;
+  dedicated: boolean;
+}
+
+export interface OpenApiSources {
+  methods: readonly SpecMethod[];
+  /** Served methods by `service/Method`; a catalog method missing here answers UNIMPLEMENTED. */
+  served: ReadonlyMap<string, DocumentedMethod>;
+  resources: readonly ResourceApi[];
+  /** A method's dedicated route and credentials; `api` (key pair, JWT, session token) through the registry unless told. */
+  routeOf?: (m: SpecMethod) => RouteFacts;
+  version: string;
+}
+
+const identity = (s: string) => s;
+const ERROR_RESPONSE = { $ref: '#/components/responses/Error' };
+const SECURITY: Record<RouteAuth, Record<string, string[]>[]> = {
+  api: [{ basic: [] }, { bearer: [] }, { svcSession: [] }],
+  workload: [{ svcWorkload: [] }],
+  machine: [{ machine: [] }],
+  public: [],
+};
+
+export function openApiDocument(sources: OpenApiSources): JsonSchema {
+  const registry = new SchemaRegistry();
+  const roles = resourceRoles(sources.resources);
+  const paths: Record<string, Record<string, JsonSchema>> = {};
+  const errorRef = registry.add('Error', ERROR_SCHEMA);
+
+  for (const m of sources.methods) {
+    const key = specMethodKey(m);
+    const served = sources.served.get(key);
+    const role = roles.get(key);
+    const { auth, dedicated } = sources.routeOf?.(m) ?? { auth: 'api', dedicated: false };
+    const implemented = served !== undefined || dedicated;
+    const query = served?.query ?? (role?.role === 'list' ? role.api : undefined);
+    // Kit envelopes are classes made per resource (all named `Envelope`): named after their method.
+    const named = served?.request?.name && served.request.name !== 'Envelope' ? served.request.name : `${m.method}Request`;
+    const request = served?.request ? registry.ref(served.request, camelToSnake, named) : { type: 'object' };
+    const response = responseSchema(registry, m, role);
+    const common = {
+      tags: [m.service],
+      summary: `${m.service}/${m.method}`,
+      description: describe(m, served, query, auth, implemented),
+      ...(m.lifecycle ? { deprecated: true } : {}),
+      security: SECURITY[auth],
+      responses: {
+        '200': { description: 'OK', content: { 'application/json': { schema: response } } },
+        '4XX': ERROR_RESPONSE,
+        '5XX': ERROR_RESPONSE,
+      },
+      'x-service': m.service,
+      'x-method': m.method,
+      'x-permission': served?.permission ?? null,
+      'x-implemented': implemented,
+      ...(m.frozen ? { 'x-frozen': true } : {}),
+      ...(query ? listExtensions(query) : {}),
+    };
+    // A method the spec shows no path for (customers v1) is served on its RPC path (MethodRegistry.invoke).
+    if (m.rpc || !m.rest?.length) {
+      addOperation(paths, 'post', `/${m.service}/${m.method}`, {
+        operationId: `${m.service}.${m.method}`,
+        ...common,
+        requestBody: { required: true, content: { 'application/json': { schema: request } } },
+      });
+    }
+    (m.rest ?? []).forEach((rest, i) => {
+      const space = rest.indexOf(' ');
+      const verb = rest.slice(0, space).toLowerCase();
+      const { path, parameters, bound } = restPath(rest.slice(space + 1));
+      const withBody = verb !== 'get' && verb !== 'delete';
+      const inQuery = served?.request && !withBody ? queryParameters(registry, served.request, bound) : [];
+      addOperation(paths, verb, path, {
+        operationId: `${m.service}.${m.method}.rest${i === 0 ? '' : i + 1}`,
+        ...common,
+        'x-path-template': rest.slice(space + 1),
+        parameters: [...parameters, ...inQuery],
+        ...(withBody ? { requestBody: { content: { 'application/json': { schema: request } } } } : {}),
+      });
+    });
+  }
+
+  return {
+    openapi: '3.1.0',
+    info: {
+      title: 'svc API',
+      version: sources.version,
+      description:
+        'Generated at start-up from the method catalog, the method registry, the resource declarations and the request DTOs. ' +
+        'Requests are snake_case (lowerCamelCase accepted); responses are lowerCamelCase (agent SLOs snake_case). ' +
+        'Every method is served on its RPC path `POST /<service>/<Method>` where the spec gives one, and on the REST paths the spec lists.',
+    },
+    paths,
+    components: {
+      schemas: registry.schemas,
+      responses: { Error: { description: 'An error (google.rpc.Status as JSON)', content: { 'application/json': { schema: errorRef } } } },
+      securitySchemes: SECURITY_SCHEMES,
+    },
+  };
+}
+
+function addOperation(paths: Record<string, Record<string, JsonSchema>>, verb: string, path: string, operation: JsonSchema): void {
+  const item = (paths[path] ??= {});
+  if (item[verb]) throw new Error(`OpenAPI: ${verb.toUpperCase()} ${path} is declared by two methods`);
+  item[verb] = operation;
+}
+
+interface ResourceRole {
+  api: ResourceApi;
+  role: 'get' | 'create' | 'update' | 'delete' | 'list' | 'undelete';
+}
+
+/** `service/Method` to the resource and kit method it is, from the resource declarations. */
+function resourceRoles(resources: readonly ResourceApi[]): Map<string, ResourceRole> {
+  const roles = new Map<string, ResourceRole>();
+  for (const api of resources) {
+    for (const [role, method] of Object.entries(api.methods)) {
+      if (method) roles.set(`${api.service}/${method}`, { api, role: role as ResourceRole['role'] });
+    }
+  }
+  return roles;
+}
+
+/** The 200 body: the resource under its key, a page of them, or (outside the kit) any object. */
+function responseSchema(registry: SchemaRegistry, m: SpecMethod, role: ResourceRole | undefined): JsonSchema {
+  if (!role) return { type: 'object', description: 'Response shape: see the spec document of this method.' };
+  if (role.role === 'delete') return { type: 'object', properties: {} };
+  const resource = resourceSchema(registry, role.api);
+  if (role.role === 'list') {
+    return {
+      type: 'object',
+      properties: { [role.api.plural]: { type: 'array', items: resource }, nextPageToken: { type: 'string' } },
+    };
+  }
+  return { type: 'object', properties: { [role.api.singular]: resource }, required: [role.api.singular] };
+}
+
+/** A resource as answered: its settable fields in lowerCamelCase plus the server-set ones. */
+function resourceSchema(registry: SchemaRegistry, api: ResourceApi): JsonSchema {
+  const name = api.singular.charAt(0).toUpperCase() + api.singular.slice(1);
+  const input = registry.ref(api.input, identity, name + 'Fields');
+  const time = { type: 'string', format: 'date-time' };
+  const serverSet: Record<string, JsonSchema> = { name: { type: 'string' }, createTime: time, updateTime: time, deleteTime: time };
+  for (const field of api.outputOnly ?? []) serverSet[field] = {};
+  if (api.etag) serverSet.etag = { type: 'string' };
+  return { allOf: [input, { type: 'object', properties: serverSet }] };
+}
+
+function listExtensions(api: ListQueryFields): JsonSchema {
+  const orderable = [...new Set([...Object.keys(api.orderBy), ...(api.nameSortable === false ? [] : ['name'])])];
+  return {
+    'x-filterable': filterable(api.filters),
+    'x-orderable': orderable,
+    'x-default-order': api.defaultOrder,
+  };
+}
+
+function filterable(filters: FilterSchema): JsonSchema[] {
+  return Object.entries(filters).map(([field, f]) => ({ field, type: f.type, ...(f.values ? { values: [...f.values] } : {}) }));
+}
+
+function describe(m: SpecMethod, served: DocumentedMethod | undefined, query: ListQueryFields | undefined, auth: RouteAuth, implemented: boolean): string {
+  const lines = [`\`${m.service}/${m.method}\` (spec part ${m.part}, area ${m.area}).`];
+  if (m.frozen) lines.push('Frozen: answers FAILED_PRECONDITION with reason FEATURE_READ_ONLY.');
+  else if (!implemented) lines.push('Not implemented yet: answers UNIMPLEMENTED (501).');
+  if (served?.permission) lines.push(`Requires the ${served.permission} permission.`);
+  else if (auth === 'api') lines.push('Requires membership of the organization (no permission key).');
+  if (auth === 'workload') lines.push('Takes only an `Authorization: Svc-Workload` proof.');
+  if (auth === 'machine') lines.push('Takes only the machine credentials of the operator configuration.');
+  if (m.lifecycle) lines.push(`Lifecycle: ${m.lifecycle}.`);
+  if (!m.rpc && !m.rest?.length) lines.push('The spec shows no path for this method; it is served on its RPC path.');
+  if (m.shapeNotShown) lines.push('The spec does not show this method\'s request or response shape.');
+  if (query) {
+    lines.push(`Filter (AIP-160) on: ${filterable(query.filters).map((f) => `${f.field} (${f.type})`).join(', ')}.`);
+    lines.push(`order_by on: ${(listExtensions(query)['x-orderable'] as string[]).join(', ')}; default \`${query.defaultOrder}\`.`);
+  }
+  return lines.join('\n\n');
+}
+
+// `{var}` or `{var=pattern}`, as in the REST router (apps/api/src/http/rest-routes.ts).
+const VARIABLE = /\{([a-zA-Z_][a-zA-Z0-9_.]*)(?:=([^}]+))?\}/g;
+
+/**
+ * An OpenAPI path from an AIP-127 template: a path parameter cannot hold `/`, so each `*` of a
+ * variable's pattern becomes a parameter of its own, named after the collection before it
+ * (`{name=services/*}` is `services/{services_id}`); the original template is in `x-path-template`.
+ */
+function restPath(template: string): { path: string; parameters: JsonSchema[]; bound: Set<string> } {
+  const parameters: JsonSchema[] = [];
+  const bound = new Set<string>();
+  const path = template.replace(VARIABLE, (_, variable: string, pattern: string | undefined) => {
+    bound.add(variable.split('.')[0]);
+    const param = (name: string, description: string) => {
+      parameters.push({ name, in: 'path', required: true, description, schema: { type: 'string' } });
+      return `{${name}}`;
+    };
+    if (!pattern) return param(variable.replace(/\./g, '_'), `The request field \`${variable}\`.`);
+    const segments = pattern.split('/');
+    return segments
+      .map((segment, i) => {
+        if (segment !== '*' && segment !== '**') return segment;
+        const collection = (segments[i - 1] ?? variable).replace(/[^A-Za-z0-9]/g, '_');
+        const multi = segment === '**' ? ' (several segments)' : '';
+        return param(`${collection}_id`, `A segment${multi} of the request field \`${variable}\` (\`${pattern}\`).`);
+      })
+      .join('/');
+  });
+  return { path, parameters, bound };
+}
+
+/** GET and DELETE take their request fields as query parameters (lowerCamelCase or snake_case). */
+function queryParameters(registry: SchemaRegistry, request: DtoClass, bound: Set<string>): JsonSchema[] {
+  return registry
+    .properties(request, camelToSnake)
+    .filter((p) => !bound.has(p.name) && p.schema.$ref === undefined)
+    .map((p) => ({ name: p.name, in: 'query', required: p.required, schema: p.schema }));
+}
+
+const ERROR_SCHEMA: JsonSchema = {
+  type: 'object',
+  required: ['error'],
+  properties: {
+    error: {
+      type: 'object',
+      required: ['code', 'status', 'message'],
+      properties: {
+        code: { type: 'integer', description: 'HTTP status code' },
+        status: { type: 'string', description: 'google.rpc.Code name, e.g. INVALID_ARGUMENT' },
+        message: { type: 'string' },
+        details: {
+          type: 'array',
+          items: {
+            type: 'object',
+            required: ['@type'],
+            properties: {
+              '@type': { type: 'string', examples: ['type.googleapis.com/google.rpc.ErrorInfo'] },
+              reason: { type: 'string' },
+              domain: { type: 'string' },
+              metadata: { type: 'object', additionalProperties: { type: 'string' } },
+            },
+          },
+        },
+      },
+    },
+  },
+};
+
+const SECURITY_SCHEMES: JsonSchema = {
+  basic: { type: 'http', scheme: 'basic', description: 'An API key pair of the operator configuration: `key-id:secret`.' },
+  bearer: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT', description: "A JWT of a trusted identity provider (operator configuration's trusted issuers)." },
+  svcSession: { type: 'http', scheme: 'Svc-Session', description: 'An agent session token minted by MintAgentSessionToken (ES256 JWT).' },
+  svcWorkload: { type: 'http', scheme: 'Svc-Workload', description: 'A workload identity proof; accepted by MintAgentSessionToken only.' },
+  machine: { type: 'http', scheme: 'basic', description: 'Machine credentials of the operator configuration; internal webhook endpoints only.' },
+};
