@@ -227,6 +227,25 @@ export class Stack {
     return child;
   }
 
+  /** The JSON log lines one process (`api`, `projector`) has written so far (structured logs, pino). */
+  logLines(name: string): Array<Record<string, unknown>> {
+    const prefix = `[${name}] `;
+    const text = this.output
+      .filter((chunk) => chunk.startsWith(prefix))
+      .map((chunk) => chunk.slice(prefix.length))
+      .join('');
+    const lines: Array<Record<string, unknown>> = [];
+    for (const line of text.split('\n')) {
+      if (!line.startsWith('{')) continue;
+      try {
+        lines.push(JSON.parse(line) as Record<string, unknown>);
+      } catch {
+        // a line still being written
+      }
+    }
+    return lines;
+  }
+
   /** Starts another projector process on the same data directory (after a kill, say). */
   startProjector(): ChildProcess {
     return this.spawn('projector', PROJECTOR_MAIN, {});

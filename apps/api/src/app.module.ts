@@ -22,6 +22,7 @@ import { RpcController } from './http/rpc.controller';
 import { IdentityModule } from './identity/identity.controller';
 import { InvestigationsModule } from './investigations/investigations.module';
 import { NotificationsModule } from './notifications/notifications.module';
+import { ObservabilityModule } from './observability/observability.module';
 import { StartupModule } from './operator-config/startup.service';
 import { ResourceKit } from './resource-kit/resource-kit';
 import { RolesModule } from './roles/roles.module';
@@ -45,6 +46,7 @@ export function appModule(settings: Settings) {
       ApiCoreModule,
       StartupModule,
       HealthModule,
+      ObservabilityModule,
       IdentityModule,
       AreasModule,
       RolesModule,
