@@ -139,6 +139,9 @@ export const DAVE: Credentials = { username: 'dave-key', password: 'dave-secret'
 export const DEPLOYER: Credentials = { username: 'deployer-key', password: 'deployer-secret' };
 export const GINA: Credentials = { username: 'gina-key', password: 'gina-secret' };
 
+/** The google.rpc.RequestInfo detail every error body ends with (the request's X-Request-Id). */
+export const REQUEST_INFO = { '@type': 'type.googleapis.com/google.rpc.RequestInfo', requestId: expect.any(String) as unknown as string };
+
 export interface Response<T = Record<string, unknown>> {
   status: number;
   body: T;
