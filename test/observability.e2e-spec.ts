@@ -1,5 +1,6 @@
 import { execFile } from 'node:child_process';
 import { ALICE, CLI_MAIN, eventually, freePort, GINA, sleep, Stack, stopProcess } from './support/harness';
+import { SseClient } from './support/sse';
 
 const NOTES = 'svc.notes.v1.NotesService';
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
@@ -113,6 +114,17 @@ describe('request ids, access logs, metrics and health', () => {
     expect(after).toContain('# TYPE svc_http_request_duration_seconds histogram');
     // Labels are methods and statuses, never an organization or a resource name.
     expect(after).not.toMatch(/acme|globex|notes\/m1/);
+  });
+
+  it('counts open notification streams while they are open', async () => {
+    const metrics = async () => (await fetch(`${stack.baseUrl}/metrics`)).text();
+    const client = await SseClient.open(stack.baseUrl);
+    try {
+      await eventually(async () => (sample(await metrics(), 'svc_sse_subscribers') === 1 ? true : undefined));
+    } finally {
+      await client.close();
+    }
+    await eventually(async () => (sample(await metrics(), 'svc_sse_subscribers') === 0 ? true : undefined));
   });
 
   it("the projector's health port serves each projection's checkpoint, lag and parked count", async () => {
