@@ -84,13 +84,14 @@ describe('request ids, access logs, metrics and health', () => {
   });
 
   it('logs are JSON lines with no credential in them', async () => {
-    await stack.rpc(`${NOTES}/ListNotes`, {});
+    const last = (await stack.rpc(`${NOTES}/ListNotes`, {})).headers.get('x-request-id');
+    // Lines are buffered for at most a fraction of a second: wait for this request's own line.
+    await eventually(async () => stack.logLines('api').find((l) => l.requestId === last));
     const basic = Buffer.from(`${ALICE.username}:${ALICE.password}`).toString('base64');
     const output = stack.output.join('');
     expect(output).not.toContain(ALICE.password);
     expect(output).not.toContain(basic);
-    const lines = stack.logLines('api');
-    expect(lines.filter((l) => l.msg === 'request').length).toBeGreaterThan(3);
+    expect(stack.logLines('api').filter((l) => l.msg === 'request').length).toBeGreaterThan(3);
   });
 
   it('GET /metrics counts requests per method and status, read-your-writes waits, and names no organization', async () => {

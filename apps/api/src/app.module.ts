@@ -46,7 +46,7 @@ export function appModule(settings: Settings) {
       ApiCoreModule,
       StartupModule,
       HealthModule,
-      ObservabilityModule,
+      ObservabilityModule.forRoot(settings),
       IdentityModule,
       AreasModule,
       RolesModule,

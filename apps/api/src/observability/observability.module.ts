@@ -1,6 +1,7 @@
-import { Controller, Get, Module, Res } from '@nestjs/common';
+import { Controller, type DynamicModule, Get, Module, Res } from '@nestjs/common';
 import { APP_INTERCEPTOR } from '@nestjs/core';
 import type { FastifyReply } from 'fastify';
+import type { Settings } from '@svc/infrastructure/config/env';
 import { metricsText } from '@svc/infrastructure/observability/metrics';
 import { Public } from '../auth/principal';
 import { RateLimitInterceptor } from './rate-limit.interceptor';
@@ -19,8 +20,18 @@ export class MetricsController {
   }
 }
 
-@Module({
-  controllers: [MetricsController],
-  providers: [{ provide: APP_INTERCEPTOR, useClass: RateLimitInterceptor }],
-})
-export class ObservabilityModule {}
+@Module({})
+export class ObservabilityModule {
+  /**
+   * The rate-limit interceptor only when a limit is set: any global interceptor makes Nest bind an
+   * AsyncResource per request, measured at about 7% of a GetNote's CPU (docs/performance.md).
+   */
+  static forRoot(settings: Settings): DynamicModule {
+    const limited = settings.rateLimit.perSecond > 0;
+    return {
+      module: ObservabilityModule,
+      controllers: [MetricsController],
+      providers: limited ? [{ provide: APP_INTERCEPTOR, useClass: RateLimitInterceptor }] : [],
+    };
+  }
+}

@@ -14,16 +14,15 @@ import { TokenBuckets } from './rate-limit';
  */
 @Injectable()
 export class RateLimitInterceptor implements NestInterceptor {
-  private readonly buckets: TokenBuckets | null;
+  private readonly buckets: TokenBuckets;
 
   constructor(@Inject(SETTINGS) settings: Settings) {
-    const { perSecond, burst } = settings.rateLimit;
-    this.buckets = perSecond > 0 ? new TokenBuckets(perSecond, burst) : null;
+    this.buckets = new TokenBuckets(settings.rateLimit.perSecond, settings.rateLimit.burst);
   }
 
   intercept(context: ExecutionContext, next: CallHandler): Observable<unknown> {
     const org = context.switchToHttp().getRequest<FastifyRequest & { user?: { org?: unknown } }>().user?.org;
-    if (this.buckets && typeof org === 'string') {
+    if (typeof org === 'string') {
       const admission = this.buckets.take(org);
       if (!admission.admitted) {
         rateLimited.inc();
