@@ -1,5 +1,5 @@
 import { readFileSync } from 'node:fs';
-import { ALICE, BOB, GINA, Stack } from './support/harness';
+import { ALICE, BOB, GINA, REQUEST_INFO, Stack } from './support/harness';
 import { repeated, sha256Of, upload } from './support/uploads';
 
 const MIB = 1024 * 1024;
@@ -45,7 +45,7 @@ describe('artifact upload (PUT /v1/artifacts/{sha256})', () => {
     expect(declared.body).toMatchObject({ error: { status: 'INVALID_ARGUMENT', message: expect.stringContaining(`${LIMIT} bytes`) } });
     const chunked = await upload(stack.baseUrl, over.sha256, over.chunks(), { as: ALICE });
     expect(chunked.status).toBe(400);
-    expect(chunked.body).toMatchObject({ error: { status: 'INVALID_ARGUMENT', details: [expect.objectContaining({ reason: 'ARTIFACT_TOO_LARGE' })] } });
+    expect(chunked.body).toMatchObject({ error: { status: 'INVALID_ARGUMENT', details: [expect.objectContaining({ reason: 'ARTIFACT_TOO_LARGE' }), REQUEST_INFO] } });
     // Nothing was stored: an investigation referring to it fails.
     const create = await stack.rpc('svc.investigations.v1.InvestigationService/CreateInvestigation', {
       investigation: { display_name: 'x' },
@@ -58,7 +58,7 @@ describe('artifact upload (PUT /v1/artifacts/{sha256})', () => {
     const named = sha256Of('what I meant to send');
     const res = await upload(stack.baseUrl, named, Buffer.from('something else'), { as: ALICE });
     expect(res.status).toBe(400);
-    expect(res.body).toMatchObject({ error: { status: 'INVALID_ARGUMENT', details: [expect.objectContaining({ reason: 'ARTIFACT_HASH_MISMATCH' })] } });
+    expect(res.body).toMatchObject({ error: { status: 'INVALID_ARGUMENT', details: [expect.objectContaining({ reason: 'ARTIFACT_HASH_MISMATCH' }), REQUEST_INFO] } });
     const create = await stack.rpc('svc.investigations.v1.InvestigationService/CreateInvestigation', {
       investigation: { display_name: 'x' },
       artifacts: [{ name: 'a.txt', sha256: named, content_type: 'text/plain' }],

@@ -4,7 +4,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { createLocalJWKSet, decodeProtectedHeader, type JSONWebKeySet, jwtVerify, SignJWT, UnsecuredJWT } from 'jose';
 import { createEventStore } from '@svc/infrastructure/event-store';
-import { ALICE, API_MAIN, eventually, freePort, GINA, type Response, Stack, TEST_IDP, TEST_WORKLOAD } from './support/harness';
+import { ALICE, API_MAIN, eventually, freePort, GINA, type Response, REQUEST_INFO, Stack, TEST_IDP, TEST_WORKLOAD } from './support/harness';
 
 const ROLES = 'svc.rbac.v1.RolesService';
 const NOTES = 'svc.notes.v1.NotesService';
@@ -70,7 +70,7 @@ describe('authentication: Bearer, Svc-Workload, Svc-Session (api and projector a
 
   function expectUnauthenticated(res: Response<unknown>, challenge: RegExp) {
     expect(res.status).toBe(401);
-    expect(res.body).toEqual({ error: { code: 401, status: 'UNAUTHENTICATED', message: expect.any(String), details: [] } });
+    expect(res.body).toEqual({ error: { code: 401, status: 'UNAUTHENTICATED', message: expect.any(String), details: [REQUEST_INFO] } });
     expect(res.headers.get('www-authenticate')).toMatch(challenge);
   }
 

@@ -2,7 +2,7 @@ import { execFile } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { SPEC_METHODS } from '@svc/contracts/catalog';
-import { BOB, CLI_MAIN, GINA, Stack, TEST_CONFIG, type Response } from './support/harness';
+import { BOB, CLI_MAIN, GINA, REQUEST_INFO, Stack, TEST_CONFIG, type Response } from './support/harness';
 
 const REVISIONS = 'svc.objectives.v1.ServicesService';
 
@@ -216,6 +216,7 @@ describe('service catalog (frozen): seeded from the operator configuration, read
           expectError(res, 400, 'FAILED_PRECONDITION', /read-only/);
           expect((res.body as { error: { details: unknown[] } }).error.details).toEqual([
             { '@type': 'type.googleapis.com/google.rpc.ErrorInfo', reason: 'FEATURE_READ_ONLY', domain: 'svc', metadata: {} },
+            REQUEST_INFO,
           ]);
         }
       }

@@ -1,5 +1,5 @@
 import { execFile } from 'node:child_process';
-import { ALICE, BOB, CLI_MAIN, GINA, Stack, TEST_CONFIG } from './support/harness';
+import { ALICE, BOB, CLI_MAIN, GINA, REQUEST_INFO, Stack, TEST_CONFIG } from './support/harness';
 
 interface Connection {
   name: string;
@@ -108,7 +108,7 @@ describe('connections (GET /v1/connections, /v1/connections/{id}, /v1/connection
       error: {
         status: 'FAILED_PRECONDITION',
         message: expect.stringMatching(/connections\/broken.*SVC_TEST_UNSET_PASSWORD is not set/),
-        details: [expect.objectContaining({ reason: 'CONNECTION_SECRET_UNAVAILABLE' })],
+        details: [expect.objectContaining({ reason: 'CONNECTION_SECRET_UNAVAILABLE' }), REQUEST_INFO],
       },
     });
     expect(JSON.stringify(res.body)).not.toMatch(/enc:v\d|broken\.internal/);

@@ -1,4 +1,4 @@
-import { ALICE, BOB, DEPLOYER, GINA, Stack } from './support/harness';
+import { ALICE, BOB, DEPLOYER, GINA, REQUEST_INFO, Stack } from './support/harness';
 
 describe('identity: GetAuth and tenancy (api and projector as separate processes)', () => {
   let stack: Stack;
@@ -36,7 +36,7 @@ describe('identity: GetAuth and tenancy (api and projector as separate processes
   ])('%s is UNAUTHENTICATED', async (_, as) => {
     const res = await stack.request('GET', '/v1/auth', { as });
     expect(res.status).toBe(401);
-    expect(res.body).toEqual({ error: { code: 401, status: 'UNAUTHENTICATED', message: expect.any(String), details: [] } });
+    expect(res.body).toEqual({ error: { code: 401, status: 'UNAUTHENTICATED', message: expect.any(String), details: [REQUEST_INFO] } });
     expect(res.headers.get('www-authenticate')).toMatch(/^Basic/);
   });
 

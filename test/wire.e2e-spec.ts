@@ -1,5 +1,5 @@
 import * as net from 'node:net';
-import { ALICE, Stack } from './support/harness';
+import { ALICE, REQUEST_INFO, Stack } from './support/harness';
 
 const NOTES = 'svc.notes.v1.NotesService';
 
@@ -84,6 +84,7 @@ describe('wire: errors, routes and casing', () => {
       expectError(res, 400, 'FAILED_PRECONDITION', /read-only/);
       expect((res.body as { error: { details: unknown[] } }).error.details).toEqual([
         { '@type': 'type.googleapis.com/google.rpc.ErrorInfo', reason: 'FEATURE_READ_ONLY', domain: 'svc', metadata: {} },
+        REQUEST_INFO,
       ]);
     }
   });

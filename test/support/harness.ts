@@ -154,6 +154,9 @@ export const DAVE: Credentials = { username: 'dave-key', password: 'dave-secret'
 export const DEPLOYER: Credentials = { username: 'deployer-key', password: 'deployer-secret' };
 export const GINA: Credentials = { username: 'gina-key', password: 'gina-secret' };
 
+/** The google.rpc.RequestInfo detail every error body ends with (the request's X-Request-Id). */
+export const REQUEST_INFO = { '@type': 'type.googleapis.com/google.rpc.RequestInfo', requestId: expect.any(String) as unknown as string };
+
 export interface Response<T = Record<string, unknown>> {
   status: number;
   body: T;
@@ -240,6 +243,25 @@ export class Stack {
     child.stderr?.on('data', record);
     this.processes.push(child);
     return child;
+  }
+
+  /** The JSON log lines one process (`api`, `projector`) has written so far (structured logs, pino). */
+  logLines(name: string): Array<Record<string, unknown>> {
+    const prefix = `[${name}] `;
+    const text = this.output
+      .filter((chunk) => chunk.startsWith(prefix))
+      .map((chunk) => chunk.slice(prefix.length))
+      .join('');
+    const lines: Array<Record<string, unknown>> = [];
+    for (const line of text.split('\n')) {
+      if (!line.startsWith('{')) continue;
+      try {
+        lines.push(JSON.parse(line) as Record<string, unknown>);
+      } catch {
+        // a line still being written
+      }
+    }
+    return lines;
   }
 
   /** Starts another projector process on the same data directory (after a kill, say). */

@@ -27,6 +27,7 @@ import { InvestigationsModule } from './investigations/investigations.module';
 import { IssuesModule } from './issues/issues.module';
 import { NotificationsModule } from './notifications/notifications.module';
 import { OpenApiModule } from './openapi/openapi.controller';
+import { ObservabilityModule } from './observability/observability.module';
 import { StartupModule } from './operator-config/startup.service';
 import { ResourceKit } from './resource-kit/resource-kit';
 import { RolesModule } from './roles/roles.module';
@@ -51,6 +52,7 @@ export function appModule(settings: Settings) {
       ApiCoreModule,
       StartupModule,
       HealthModule,
+      ObservabilityModule.forRoot(settings),
       IdentityModule,
       AreasModule,
       AgentSlosModule,

@@ -3,9 +3,9 @@ import { Logger } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { loadSettings, type Settings } from '@svc/infrastructure/config/env';
-import { QuietLogger } from '@svc/infrastructure/nest/quiet-logger';
 import { appModule } from './app.module';
 import { HTTP_APP_OPTIONS, httpAdapter } from './http/fastify';
+import { createLogger, PinoNestLogger } from './observability/logger';
 import { StartupState } from './operator-config/startup.service';
 import { startProjectorProcess } from './projector-process';
 import { ApiShutdown } from './shutdown';
@@ -17,6 +17,9 @@ import { ApiShutdown } from './shutdown';
  */
 async function bootstrap(): Promise<void> {
   const settings = loadSettings();
+  const pino = createLogger();
+  // Every Nest Logger line of this process (the projector's too, when in-process) goes through pino.
+  Logger.overrideLogger(new PinoNestLogger(pino));
   const logger = new Logger('api');
   const shutdown = new ApiShutdown(logger);
   if (settings.projectorMode === 'process') shutdown.withProjector(startProjectorProcess(shutdown, logger));
@@ -28,8 +31,8 @@ async function bootstrap(): Promise<void> {
 
   const app = await NestFactory.create<NestFastifyApplication>(
     appModule(settings),
-    httpAdapter(settings),
-    { ...HTTP_APP_OPTIONS, logger: new QuietLogger() },
+    httpAdapter(settings, pino),
+    { ...HTTP_APP_OPTIONS, logger: new PinoNestLogger(pino) },
   );
   shutdown.serving(app);
   await app.listen(settings.port, settings.host);

@@ -1,6 +1,6 @@
 import { Inject, Injectable, Logger, Module, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
-import { createServer, type Server } from 'node:http';
+import { createServer, type Server, type ServerResponse } from 'node:http';
 import type { Settings } from '@svc/infrastructure/config/env';
 import { type EventStore, positionToString } from '@svc/infrastructure/event-store/event-store.port';
 import { InfrastructureModule } from '@svc/infrastructure/nest/infrastructure.module';
@@ -16,6 +16,8 @@ import { Projector } from '@svc/infrastructure/projection/projector';
 import { describeError } from '@svc/infrastructure/projection/supervisor';
 import type { ReadStore } from '@svc/infrastructure/read-store/read-store.port';
 import { QuietLogger } from '@svc/infrastructure/nest/quiet-logger';
+import { metricsRegistry, metricsText } from '@svc/infrastructure/observability/metrics';
+import { registerProgressMetrics } from '@svc/infrastructure/observability/progress-metrics';
 import { PROJECTIONS } from '@svc/infrastructure/areas';
 import { AgentRuntimeService } from './reactors/agent-runtime.service';
 import { InvestigationStatusService } from './reactors/investigation-status.service';
@@ -44,6 +46,12 @@ export class ProjectorService implements OnApplicationBootstrap, OnApplicationSh
     @Inject(SETTINGS) private readonly settings: Settings,
   ) {
     this.projector = new Projector(events, reads, PROJECTIONS, { log: (line) => this.logger.warn(line) });
+    registerProgressMetrics(metricsRegistry, {
+      events,
+      reads,
+      projections: PROJECTIONS.map((p) => p.name),
+      sequencePositions: !settings.eventStoreUrl,
+    });
   }
 
   async onApplicationBootstrap(): Promise<void> {
@@ -119,6 +127,12 @@ export class ProjectorService implements OnApplicationBootstrap, OnApplicationSh
 
   private serveHealth(port: number): void {
     this.health = createServer((req, res) => {
+      if (req.url === '/metrics') return void this.serveMetrics(res);
+      if (req.url === '/livez') {
+        res.writeHead(200, { 'content-type': 'application/json' });
+        res.end(JSON.stringify({ status: 'ok' }));
+        return;
+      }
       if (req.url !== '/healthz') {
         res.writeHead(404, { 'content-type': 'application/json' });
         res.end(JSON.stringify({ error: { code: 404, status: 'NOT_FOUND', message: 'no such route' } }));
@@ -131,6 +145,18 @@ export class ProjectorService implements OnApplicationBootstrap, OnApplicationSh
       res.end(JSON.stringify({ status: health === 'running' ? 'ok' : health, state: status.state, lastError: status.lastError }));
     });
     this.health.listen(port, this.settings.host);
+  }
+
+  /** Prometheus text: every projection's and reactor's progress, read from the stores when scraped. */
+  private async serveMetrics(res: ServerResponse): Promise<void> {
+    try {
+      const { contentType, body } = await metricsText();
+      res.writeHead(200, { 'content-type': contentType });
+      res.end(body);
+    } catch (error) {
+      res.writeHead(503, { 'content-type': 'application/json' });
+      res.end(JSON.stringify({ error: { code: 503, status: 'UNAVAILABLE', message: `metrics unavailable: ${describeError(error)}` } }));
+    }
   }
 }
 

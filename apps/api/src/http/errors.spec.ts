@@ -10,3 +10,14 @@ describe('error messages', () => {
     expect(errorBody(new DomainError('INVALID_ARGUMENT', `got '${long}'`), 'h').error.message).toBe(`got '${'x'.repeat(64)}…'`);
   });
 });
+
+describe('error details', () => {
+  it('keep the ErrorInfo and end with a google.rpc.RequestInfo naming the request', () => {
+    const body = errorBody(new DomainError('FAILED_PRECONDITION', 'read-only', 'FEATURE_READ_ONLY'), 'h', 'req-1');
+    expect(body.error.details).toEqual([
+      { '@type': 'h/google.rpc.ErrorInfo', reason: 'FEATURE_READ_ONLY', domain: 'svc', metadata: {} },
+      { '@type': 'h/google.rpc.RequestInfo', requestId: 'req-1' },
+    ]);
+    expect(errorBody(new DomainError('NOT_FOUND', 'gone'), 'h').error.details).toEqual([]);
+  });
+});

@@ -22,21 +22,28 @@ export interface ErrorBody {
     code: number;
     status: ErrorCode;
     message: string;
-    details: Array<{ '@type': string; reason: string; domain: string; metadata: Record<string, string> }>;
+    details: Array<ErrorInfo | RequestInfo>;
   };
 }
 
-export function errorBody(error: DomainError, typeHost: string): ErrorBody {
-  return {
-    error: {
-      code: HTTP_STATUS[error.code],
-      status: error.code,
-      message: capQuotes(error.message),
-      details: error.reason
-        ? [{ '@type': `${typeHost}/google.rpc.ErrorInfo`, reason: error.reason, domain: 'svc', metadata: error.metadata }]
-        : [],
-    },
-  };
+interface ErrorInfo {
+  '@type': string;
+  reason: string;
+  domain: string;
+  metadata: Record<string, string>;
+}
+
+/** google.rpc.RequestInfo: the request's id (X-Request-Id), to quote when reporting the error. */
+interface RequestInfo {
+  '@type': string;
+  requestId: string;
+}
+
+export function errorBody(error: DomainError, typeHost: string, requestId?: string): ErrorBody {
+  const details: ErrorBody['error']['details'] = [];
+  if (error.reason) details.push({ '@type': `${typeHost}/google.rpc.ErrorInfo`, reason: error.reason, domain: 'svc', metadata: error.metadata });
+  if (requestId) details.push({ '@type': `${typeHost}/google.rpc.RequestInfo`, requestId });
+  return { error: { code: HTTP_STATUS[error.code], status: error.code, message: capQuotes(error.message), details } };
 }
 
 export const unauthenticated = (message = 'missing or invalid credentials') => new DomainError('UNAUTHENTICATED', message);

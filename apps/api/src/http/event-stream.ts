@@ -1,5 +1,6 @@
 import { PassThrough } from 'node:stream';
 import type { FastifyReply } from 'fastify';
+import { sseSubscribers } from '@svc/infrastructure/observability/metrics';
 
 /**
  * A `text/event-stream` answer (WHATWG server-sent events). A method returns one from its handler once
@@ -15,6 +16,8 @@ export class EventStream {
   private ended = false;
 
   constructor(private readonly maxBufferBytes: number) {
+    sseSubscribers.inc();
+    this.body.once('close', () => sseSubscribers.dec());
     this.body.on('close', () => (this.ended = true));
     // A write after the client left is dropped, not thrown.
     this.body.on('error', () => (this.ended = true));

@@ -17,11 +17,12 @@ export class ApiExceptionFilter implements ExceptionFilter {
 
   catch(exception: unknown, host: ArgumentsHost): void {
     const reply = host.switchToHttp().getResponse<FastifyReply>();
+    const requestId = reply.request?.id;
     const error = toDomainError(exception);
     if (error.code === 'INTERNAL') this.logger.error(exception instanceof Error ? exception.stack : String(exception));
     // The auth guard names the schemes its route accepts; anything else answering UNAUTHENTICATED offers Basic.
     if (error.code === 'UNAUTHENTICATED' && !reply.hasHeader('WWW-Authenticate')) void reply.header('WWW-Authenticate', 'Basic realm="svc"');
-    const body = errorBody(error, this.settings.typeHost);
+    const body = errorBody(error, this.settings.typeHost, requestId);
     void reply.status(body.error.code).header('content-type', 'application/json').send(body);
   }
 }

@@ -10,8 +10,11 @@ import { STATUS_CODES } from 'node:http';
 import type { Socket } from 'node:net';
 import { DomainError, type ErrorCode } from '@svc/domain/shared/domain-error';
 import type { Settings } from '@svc/infrastructure/config/env';
+import type { Logger } from 'pino';
 import { errorBody } from './errors';
 import { parseJsonBody } from '@svc/infrastructure/requests/input-limits';
+import { observeRequests } from '../observability/http-observability';
+import { requestIdOf } from '../observability/request-id';
 
 /**
  * Routes that verify a signature over the exact bytes received (HandleChatEvent): their parsed body
@@ -25,13 +28,18 @@ export type WithRawBody = FastifyRequest & { rawBody?: string };
 /** Nest must not add its own parsers (it would accept `application/x-www-form-urlencoded`). */
 export const HTTP_APP_OPTIONS: NestApplicationOptions = { bodyParser: false };
 
-export function httpAdapter(settings: Settings): FastifyAdapter {
+export function httpAdapter(settings: Settings, logger: Logger): FastifyAdapter {
   const send = (reply: FastifyReply, error: DomainError) => {
-    const body = errorBody(error, settings.typeHost);
+    const body = errorBody(error, settings.typeHost, reply.request.id);
     return reply.code(body.error.code).header('content-type', 'application/json').send(body);
   };
   const adapter = new FastifyAdapter({
     bodyLimit: settings.bodyLimitBytes,
+    // Fastify's per-request lines are off: observeRequests writes one access line per request instead.
+    loggerInstance: logger,
+    disableRequestLogging: true,
+    requestIdHeader: false,
+    genReqId: requestIdOf,
     frameworkErrors: (error: FastifyError, _request: FastifyRequest, reply: FastifyReply) => {
       if (error.code === 'FST_ERR_BAD_URL') return send(reply, new DomainError('INVALID_ARGUMENT', 'the URL path holds a malformed %-escape'));
       if (error.code === 'FST_ERR_MAX_PARAM_LENGTH') return send(reply, new DomainError('INVALID_ARGUMENT', 'a segment of the URL path is too long'));
@@ -42,6 +50,7 @@ export function httpAdapter(settings: Settings): FastifyAdapter {
   // Only JSON bodies: a browser can send a form or text/plain to another site without asking, so
   // accepting those would let any page write with the Basic credentials the browser holds.
   const fastify = adapter.getInstance();
+  observeRequests(fastify, logger);
   fastify.removeAllContentTypeParsers();
   fastify.addContentTypeParser('application/json', { parseAs: 'string', bodyLimit: settings.bodyLimitBytes }, (request, body, done) => {
     try {

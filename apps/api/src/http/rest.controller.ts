@@ -4,6 +4,7 @@ import { DomainError } from '@svc/domain/shared/domain-error';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { CurrentPrincipal, type Principal } from '../auth/principal';
 import { EXTENSION_ROUTES } from '../history/extension-routes';
+import { labelMethod } from '../observability/method-label';
 import { answer } from './event-stream';
 import { MethodRegistry } from './method-registry';
 import { RestRouter, restRequest } from './rest-routes';
@@ -29,6 +30,7 @@ export class RestController {
     }
     const query = (req.query ?? {}) as Record<string, unknown>;
     const { service, method } = match.route;
+    labelMethod(req, service, method);
     for (const [name, value] of Object.entries(this.registry.headersOf(service, method))) void reply.header(name, value);
     const result = await this.registry.invoke(service, method, principal, restRequest(match, query, req.body), 'rest', req.headers);
     return answer(reply, result);

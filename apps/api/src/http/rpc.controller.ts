@@ -1,6 +1,7 @@
 import { Body, Controller, HttpCode, Param, Post, Req, Res } from '@nestjs/common';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { CurrentPrincipal, type Principal } from '../auth/principal';
+import { labelMethod } from '../observability/method-label';
 import { answer } from './event-stream';
 import { MethodRegistry } from './method-registry';
 
@@ -19,6 +20,7 @@ export class RpcController {
     @Req() req: FastifyRequest,
     @Res({ passthrough: true }) reply: FastifyReply,
   ): Promise<unknown> {
+    labelMethod(req, service, method);
     // Set before invoking, so an error answer carries them too.
     for (const [name, value] of Object.entries(this.registry.headersOf(service, method))) void reply.header(name, value);
     const result = await this.registry.invoke(service, method, principal, body, 'rpc', req.headers);

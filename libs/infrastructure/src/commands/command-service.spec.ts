@@ -5,6 +5,7 @@ import type { Actor, Decider } from '@svc/domain/shared/decider';
 import { DomainError } from '@svc/domain/shared/domain-error';
 import { SqliteEventStore } from '../event-store/sqlite-event-store';
 import { type AppendResult, type EventStore, type ExpectedRevision, type NewEvent, WrongExpectedRevisionError } from '../event-store/event-store.port';
+import { runInRequest } from '../observability/request-context';
 import { CommandService } from './command-service';
 
 type Counter = { value: number };
@@ -47,6 +48,14 @@ describe('CommandService over the SQLite event store', () => {
     expect(event.metadata).toMatchObject({ org: 'acme', actor: 'users/alice', subject: 'users/alice', requestId: 'req-1', occurredAt: actor.now, schemaVersion: 1 });
     expect(event.metadata.correlationId).toBeTruthy();
     expect(event.metadata.causationId).toBeTruthy();
+  });
+
+  it("inside an HTTP request, the request's id is every event's correlationId (the AIP request_id stays requestId)", async () => {
+    await runInRequest({ requestId: 'http-7' }, () => increment(1, 'req-2'));
+    await increment(1);
+    const [inRequest, outside] = await store.readStream('counter-acme:counters/c');
+    expect(inRequest.metadata).toMatchObject({ correlationId: 'http-7', requestId: 'req-2' });
+    expect(outside.metadata.correlationId).not.toBe('http-7');
   });
 
   it('a command that decides nothing appends nothing and has no position', async () => {

@@ -10,6 +10,8 @@ import {
   type RecordedEvent,
   WrongExpectedRevisionError,
 } from '../event-store/event-store.port';
+import { appendConflicts, commandRetries, commandsAborted } from '../observability/metrics';
+import { currentRequestId } from '../observability/request-context';
 import { upcast } from './upcasters';
 
 /** Namespace for event IDs derived from request_id (AIP-155), so a retried append is a duplicate. */
@@ -91,6 +93,7 @@ export class CommandService {
     // With a request_id the stream is read first: it may already hold this very request.
     let optimisticCreate = options.create === true && !context.requestId && !options.dryRun;
     for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
+      if (attempt > 0) commandRetries.inc();
       const history = optimisticCreate ? [] : await this.load(streamId);
       if (context.requestId) {
         const replay = replayOf(decider, history, context.requestId);
@@ -105,9 +108,11 @@ export class CommandService {
         return { state: decided.reduce(decider.evolve, state), position: result.position, events: decided, replayed: false };
       } catch (error) {
         if (!(error instanceof WrongExpectedRevisionError)) throw error;
+        appendConflicts.inc();
         optimisticCreate = false;
       }
     }
+    commandsAborted.inc();
     throw new DomainError('ABORTED', `too many concurrent changes to ${streamId}; try again`);
   }
 
@@ -123,7 +128,9 @@ export class CommandService {
   }
 
   private toNewEvents(streamId: string, events: DomainEvent[], context: CommandContext): NewEvent[] {
-    const correlationId = context.correlationId ?? context.requestId ?? randomUUID();
+    // The HTTP request's id (X-Request-Id) correlates every event the request appends, whichever
+    // command appends it: an access log line leads to the audit trail (docs/decisions.md, "Request ids").
+    const correlationId = currentRequestId() ?? context.correlationId ?? context.requestId ?? randomUUID();
     return events.map((event, index) => ({
       id: context.requestId ? uuidv5(`${streamId}|${context.requestId}|${index}`, REQUEST_NAMESPACE) : randomUUID(),
       type: event.type,

@@ -16,6 +16,8 @@ export interface Settings {
   readWaitMs: number;
   bodyLimitBytes: number;
   projectorHealthPort: number;
+  /** Per-organization request rate of one api process (token bucket; 0: no limit) and its burst. */
+  rateLimit: { perSecond: number; burst: number };
 }
 
 /** The settings, checked: a process with a wrong setting stops at start with a message naming it. */
@@ -37,7 +39,13 @@ export function loadSettings(env: NodeJS.ProcessEnv = process.env): Settings {
     readWaitMs: intSetting(env, 'SVC_READ_WAIT_MS', 5000),
     bodyLimitBytes: intSetting(env, 'SVC_BODY_LIMIT_BYTES', 1024 * 1024),
     projectorHealthPort: intSetting(env, 'PROJECTOR_PORT', 0),
+    rateLimit: rateLimitSettings(env),
   };
+}
+
+function rateLimitSettings(env: NodeJS.ProcessEnv): Settings['rateLimit'] {
+  const perSecond = intSetting(env, 'SVC_RATE_LIMIT_PER_SECOND', 0);
+  return { perSecond, burst: intSetting(env, 'SVC_RATE_LIMIT_BURST', 2 * perSecond) || perSecond };
 }
 
 function intSetting(env: NodeJS.ProcessEnv, name: string, fallback: number): number {

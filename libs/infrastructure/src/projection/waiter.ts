@@ -1,5 +1,6 @@
 import { comparePositions, type Position } from '../event-store/event-store.port';
 import type { ReadStore } from '../read-store/read-store.port';
+import { readWaitDuration } from '../observability/metrics';
 import { projectionProgress } from './apply-page';
 
 /** Where the waiter reads how far each projection has got (the read store, across processes). */
@@ -46,7 +47,12 @@ export class ProjectionWaiter {
     const known = this.reached.get(projection);
     if (known && comparePositions(known, position) >= 0) return Promise.resolve(true);
     const bound = this.deadline === null ? timeoutMs : Math.min(timeoutMs, Math.max(0, this.deadline - Date.now()));
-    return new Promise((resolve) => {
+    const stop = readWaitDuration.startTimer();
+    return new Promise<boolean>((settled) => {
+      const resolve = (reached: boolean) => {
+        stop({ outcome: reached ? 'reached' : 'timeout' });
+        settled(reached);
+      };
       let waiters = this.waiting.get(projection);
       if (!waiters) this.waiting.set(projection, (waiters = new Set()));
       const waiter: Waiter = { position, resolve, timer: setTimeout(() => this.settle(projection, waiter, false), bound) };

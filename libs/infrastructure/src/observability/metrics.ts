@@ -1,0 +1,61 @@
+import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
+
+/**
+ * The one metrics registry of a process and the metrics the shared mechanisms record. Labels are
+ * bounded sets (method names from the catalog, status codes, projection names): never an
+ * organization, a resource name or anything a caller chooses (docs/operations.md, "Metrics").
+ */
+export const metricsRegistry = new Registry();
+// Process CPU, memory, event-loop lag and GC: computed when scraped, nothing per request.
+collectDefaultMetrics({ register: metricsRegistry });
+
+export const httpRequestDuration = new Histogram({
+  name: 'svc_http_request_duration_seconds',
+  help: 'HTTP request latency by RPC method (or route) and status code',
+  labelNames: ['method', 'status'] as const,
+  buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
+  registers: [metricsRegistry],
+});
+
+export const appendConflicts = new Counter({
+  name: 'svc_append_conflicts_total',
+  help: 'Appends refused because the stream moved (wrong expected revision)',
+  registers: [metricsRegistry],
+});
+
+export const commandRetries = new Counter({
+  name: 'svc_command_retries_total',
+  help: 'Commands decided again after an append conflict',
+  registers: [metricsRegistry],
+});
+
+export const commandsAborted = new Counter({
+  name: 'svc_commands_aborted_total',
+  help: 'Commands answered ABORTED after too many conflicts',
+  registers: [metricsRegistry],
+});
+
+export const readWaitDuration = new Histogram({
+  name: 'svc_read_wait_seconds',
+  help: "Read-your-writes waits for a projection, by outcome (reached, or timeout when the projection had not got there)",
+  labelNames: ['outcome'] as const,
+  buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5],
+  registers: [metricsRegistry],
+});
+
+export const sseSubscribers = new Gauge({
+  name: 'svc_sse_subscribers',
+  help: 'Server-sent event streams open in this process',
+  registers: [metricsRegistry],
+});
+
+export const rateLimited = new Counter({
+  name: 'svc_rate_limited_total',
+  help: 'Requests answered RESOURCE_EXHAUSTED by the per-organization rate limit',
+  registers: [metricsRegistry],
+});
+
+/** The text `GET /metrics` answers, and its content type. */
+export async function metricsText(): Promise<{ contentType: string; body: string }> {
+  return { contentType: metricsRegistry.contentType, body: await metricsRegistry.metrics() };
+}
