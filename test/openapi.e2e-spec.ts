@@ -50,7 +50,8 @@ describe('OpenAPI: /openapi.json and /docs from a running api', () => {
       const key = `${m.service}/${m.method}`;
       expect([key, found.get(key)?.routes.sort()]).toEqual([key, routesOf(m).sort()]);
     }
-    expect(found.size).toBe(SPEC_METHODS.length);
+    // Nothing else, but for our extensions, each flagged as one.
+    expect([...found.values()].filter((entry) => !entry.ops[0]['x-extension']).length).toBe(SPEC_METHODS.length);
   });
 
   it("says which methods the api serves, as the api answers them, with each served method's request DTO", async () => {
@@ -69,6 +70,36 @@ describe('OpenAPI: /openapi.json and /docs from a running api', () => {
     const unbuilt = SPEC_METHODS.find((m) => m.method === 'CreateSkillsBundle')!;
     expect(found.get(`${unbuilt.service}/${unbuilt.method}`)!.ops[0]['x-implemented']).toBe(false);
     expect((await stack.rpc(`${unbuilt.service}/${unbuilt.method}`, {})).status).toBe(501);
+  });
+
+  it('documents our extensions too, flagged as such: the REST ones and the RPC-only ones', () => {
+    const found = operations();
+    const routes = (key: string) => found.get(key)?.routes ?? [];
+    expect(routes('svc.history.v1.HistoryService/ListResourceHistory')).toContain('GET /v1/{name=**}:history');
+    expect(routes('svc.history.v1.HistoryService/WatchEvents')).toContain('GET /v1/events:watch');
+    for (const key of [
+      'svc.deployments.v1.DeploymentsService/UpdateDeploymentStatus',
+      'svc.deploy_monitor.v1.DeploymentMonitorEvaluationService/RecordDeploymentMonitorEvaluation',
+      'svc.rows.v1.RowsService/IngestRows',
+    ]) {
+      expect([key, routes(key)]).toEqual([key, [`POST /${key}`]]);
+      expect([key, found.get(key)!.ops[0]['x-extension'], found.get(key)!.ops[0]['x-implemented']]).toEqual([key, true, true]);
+    }
+    // A spec method is not an extension.
+    expect(found.get('svc.notes.v1.NotesService/CreateNote')!.ops[0]['x-extension']).toBeUndefined();
+  });
+
+  it('describes agent SLO answers in snake_case, every other resource in lowerCamelCase', () => {
+    const found = operations();
+    const answer = (key: string): Json => found.get(key)!.ops[0].responses['200'].content['application/json'].schema;
+    const fieldsOf = (resource: Json): string[] =>
+      resource.allOf.flatMap((part: Json) => Object.keys(part.$ref ? document.components.schemas[part.$ref.split('/').pop()].properties : part.properties));
+    const slo = answer('svc.agentslos.v1.AgentSlosService/GetAgentSlo');
+    expect(Object.keys(slo.properties)).toEqual(['agent_slo']);
+    expect(fieldsOf(slo.properties.agent_slo)).toEqual(expect.arrayContaining(['display_name', 'target_value', 'create_time']));
+    expect(Object.keys(answer('svc.agentslos.v1.AgentSlosService/ListAgentSlos').properties)).toEqual(['agent_slos', 'next_page_token']);
+    const note = answer('svc.notes.v1.NotesService/GetNote');
+    expect(fieldsOf(note.properties.note)).toEqual(expect.arrayContaining(['displayName', 'createTime']));
   });
 
   it('marks as served exactly the methods docs/api-coverage.md does not list as not started', () => {

@@ -1,12 +1,13 @@
 import { Controller, Get, Header, Injectable, Module, type OnApplicationBootstrap } from '@nestjs/common';
 import { DiscoveryModule, DiscoveryService, Reflector } from '@nestjs/core';
-import { SPEC_METHODS, specMethodKey } from '@svc/contracts/catalog';
+import { SPEC_METHODS, type SpecMethod, specMethodKey } from '@svc/contracts/catalog';
 import { AREAS } from '@svc/infrastructure/areas';
 import type { JsonSchema } from '@svc/infrastructure/openapi/dto-schema';
 import { type DocumentedMethod, openApiDocument } from '@svc/infrastructure/openapi/openapi-document';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { Public } from '../auth/principal';
+import { EXTENSION_ROUTES } from '../history/extension-routes';
 import { MethodRegistry } from '../http/method-registry';
 import { routeFactsOf } from './route-facts';
 import { DOCS_PAGE } from './docs-page';
@@ -26,6 +27,7 @@ export class OpenApiDocument implements OnApplicationBootstrap {
     const served = new Map<string, DocumentedMethod>(this.registry.definitions().map((d) => [specMethodKey(d), d]));
     const document: JsonSchema = openApiDocument({
       methods: SPEC_METHODS,
+      extensions: extensionsOf([...served.keys()]),
       served,
       resources: AREAS.flatMap((a) => a.resources.map((r) => r.api)),
       routeOf: routeFactsOf(this.discovery, this.reflector),
@@ -56,6 +58,21 @@ export class OpenApiController {
   docs(): string {
     return DOCS_PAGE;
   }
+}
+
+/**
+ * Our methods beyond the spec's catalog: the REST extensions (history, as-of reads, watches) and every
+ * other registered method, served on its RPC path (UpdateDeploymentStatus, IngestRows, ...).
+ */
+function extensionsOf(servedKeys: readonly string[]): SpecMethod[] {
+  const known = new Set([...SPEC_METHODS, ...EXTENSION_ROUTES].map(specMethodKey));
+  const rpcOnly = servedKeys
+    .filter((key) => !known.has(key))
+    .map((key): SpecMethod => {
+      const slash = key.lastIndexOf('/');
+      return { part: 1, area: 'extension', service: key.slice(0, slash), method: key.slice(slash + 1), rpc: true };
+    });
+  return [...EXTENSION_ROUTES, ...rpcOnly];
 }
 
 /** The version of the package the api runs from (the nearest package.json above this file). */

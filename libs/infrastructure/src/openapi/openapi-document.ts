@@ -6,7 +6,7 @@
  */
 import type { SpecMethod } from '@svc/contracts/catalog';
 import { specMethodKey } from '@svc/contracts/catalog';
-import type { FilterSchema, ListQueryFields, ResourceApi } from '@svc/contracts/shared/resource-api';
+import type { FilterSchema, ListQueryFields, ResourceApi, ResponseCase } from '@svc/contracts/shared/resource-api';
 import { camelToSnake } from '../wire';
 import { type DtoClass, type JsonSchema, SchemaRegistry } from './dto-schema';
 
@@ -18,6 +18,8 @@ export interface DocumentedMethod {
   request?: DtoClass;
   /** A List's filter and order_by fields. */
   query?: ListQueryFields;
+  /** Keys of the answer: lowerCamelCase unless `snake` (agent SLOs). */
+  responseCase?: ResponseCase;
 }
 
 /** Which credentials a route takes (from the route's guard metadata). */
@@ -31,6 +33,8 @@ export interface RouteFacts {
 
 export interface OpenApiSources {
   methods: readonly SpecMethod[];
+  /** Our methods the spec does not list (docs/api-coverage.md, Extensions), documented the same way. */
+  extensions?: readonly SpecMethod[];
   /** Served methods by `service/Method`; a catalog method missing here answers UNIMPLEMENTED. */
   served: ReadonlyMap<string, DocumentedMethod>;
   resources: readonly ResourceApi[];
@@ -54,7 +58,8 @@ export function openApiDocument(sources: OpenApiSources): JsonSchema {
   const paths: Record<string, Record<string, JsonSchema>> = {};
   const errorRef = registry.add('Error', ERROR_SCHEMA);
 
-  for (const m of sources.methods) {
+  const extension = new Set(sources.extensions ?? []);
+  for (const m of [...sources.methods, ...extension]) {
     const key = specMethodKey(m);
     const served = sources.served.get(key);
     const role = roles.get(key);
@@ -64,11 +69,11 @@ export function openApiDocument(sources: OpenApiSources): JsonSchema {
     // Kit envelopes are classes made per resource (all named `Envelope`): named after their method.
     const named = served?.request?.name && served.request.name !== 'Envelope' ? served.request.name : `${m.method}Request`;
     const request = served?.request ? registry.ref(served.request, camelToSnake, named) : { type: 'object' };
-    const response = responseSchema(registry, m, role);
+    const response = responseSchema(registry, m, role, served?.responseCase === 'snake' ? camelToSnake : identity);
     const common = {
       tags: [m.service],
       summary: `${m.service}/${m.method}`,
-      description: describe(m, served, query, auth, implemented),
+      description: describe(m, served, query, auth, implemented, extension.has(m)),
       ...(m.lifecycle ? { deprecated: true } : {}),
       security: SECURITY[auth],
       responses: {
@@ -80,6 +85,7 @@ export function openApiDocument(sources: OpenApiSources): JsonSchema {
       'x-method': m.method,
       'x-permission': served?.permission ?? null,
       'x-implemented': implemented,
+      ...(extension.has(m) ? { 'x-extension': true } : {}),
       ...(m.frozen ? { 'x-frozen': true } : {}),
       ...(query ? listExtensions(query) : {}),
     };
@@ -149,28 +155,28 @@ function resourceRoles(resources: readonly ResourceApi[]): Map<string, ResourceR
 }
 
 /** The 200 body: the resource under its key, a page of them, or (outside the kit) any object. */
-function responseSchema(registry: SchemaRegistry, m: SpecMethod, role: ResourceRole | undefined): JsonSchema {
+function responseSchema(registry: SchemaRegistry, m: SpecMethod, role: ResourceRole | undefined, key: (k: string) => string): JsonSchema {
   if (!role) return { type: 'object', description: 'Response shape: see the spec document of this method.' };
   if (role.role === 'delete') return { type: 'object', properties: {} };
-  const resource = resourceSchema(registry, role.api);
+  const resource = resourceSchema(registry, role.api, key);
   if (role.role === 'list') {
     return {
       type: 'object',
-      properties: { [role.api.plural]: { type: 'array', items: resource }, nextPageToken: { type: 'string' } },
+      properties: { [key(role.api.plural)]: { type: 'array', items: resource }, [key('nextPageToken')]: { type: 'string' } },
     };
   }
-  return { type: 'object', properties: { [role.api.singular]: resource }, required: [role.api.singular] };
+  return { type: 'object', properties: { [key(role.api.singular)]: resource }, required: [key(role.api.singular)] };
 }
 
-/** A resource as answered: its settable fields in lowerCamelCase plus the server-set ones. */
-function resourceSchema(registry: SchemaRegistry, api: ResourceApi): JsonSchema {
+/** A resource as answered: its settable fields plus the server-set ones, keys cased as the method answers. */
+function resourceSchema(registry: SchemaRegistry, api: ResourceApi, key: (k: string) => string): JsonSchema {
   const name = api.singular.charAt(0).toUpperCase() + api.singular.slice(1);
-  const input = registry.ref(api.input, identity, name + 'Fields');
+  const input = registry.ref(api.input, key, name + (key === identity ? 'Fields' : 'FieldsSnake'));
   const time = { type: 'string', format: 'date-time' };
   const serverSet: Record<string, JsonSchema> = { name: { type: 'string' }, createTime: time, updateTime: time, deleteTime: time };
   for (const field of api.outputOnly ?? []) serverSet[field] = {};
   if (api.etag) serverSet.etag = { type: 'string' };
-  return { allOf: [input, { type: 'object', properties: serverSet }] };
+  return { allOf: [input, { type: 'object', properties: Object.fromEntries(Object.entries(serverSet).map(([k, v]) => [key(k), v])) }] };
 }
 
 function listExtensions(api: ListQueryFields): JsonSchema {
@@ -186,8 +192,19 @@ function filterable(filters: FilterSchema): JsonSchema[] {
   return Object.entries(filters).map(([field, f]) => ({ field, type: f.type, ...(f.values ? { values: [...f.values] } : {}) }));
 }
 
-function describe(m: SpecMethod, served: DocumentedMethod | undefined, query: ListQueryFields | undefined, auth: RouteAuth, implemented: boolean): string {
-  const lines = [`\`${m.service}/${m.method}\` (spec part ${m.part}, area ${m.area}).`];
+function describe(
+  m: SpecMethod,
+  served: DocumentedMethod | undefined,
+  query: ListQueryFields | undefined,
+  auth: RouteAuth,
+  implemented: boolean,
+  extension: boolean,
+): string {
+  const lines = [
+    extension
+      ? `\`${m.service}/${m.method}\`: an extension, not in the spec (docs/api-coverage.md, "Extensions").`
+      : `\`${m.service}/${m.method}\` (spec part ${m.part}, area ${m.area}).`,
+  ];
   if (m.frozen) lines.push('Frozen: answers FAILED_PRECONDITION with reason FEATURE_READ_ONLY.');
   else if (!implemented) lines.push('Not implemented yet: answers UNIMPLEMENTED (501).');
   if (served?.permission) lines.push(`Requires the ${served.permission} permission.`);
