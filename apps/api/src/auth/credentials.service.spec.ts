@@ -1,10 +1,17 @@
 import { randomBytes, scryptSync } from 'node:crypto';
 import type { CommandBus } from '@nestjs/cqrs';
+import * as secretHash from '@svc/infrastructure/auth/secret-hash';
 import { needsRehash, verifySecret } from '@svc/infrastructure/auth/secret-hash';
 import { ACCESS_STAMP, docId } from '@svc/infrastructure/projection/projection';
 import type { Doc, ReadStore } from '@svc/infrastructure/read-store/read-store.port';
 import type { DecideAndAppend } from '../cqrs/decide-and-append';
 import { CredentialsService } from './credentials.service';
+
+// The real hash functions, with the async verification counted (how many slow hashes ran).
+jest.mock('@svc/infrastructure/auth/secret-hash', () => {
+  const actual = jest.requireActual<typeof import('@svc/infrastructure/auth/secret-hash')>('@svc/infrastructure/auth/secret-hash');
+  return { ...actual, verifySecretAsync: jest.fn(actual.verifySecretAsync) };
+});
 
 /** A hash in the first stored format (N=2^14), as keys issued before the cost was raised hold. */
 function legacyHash(secret: string): string {
@@ -55,5 +62,18 @@ describe('CredentialsService', () => {
     const command = stream.command as { type: string; replaces: string; secretHash: string };
     expect([command.type, command.replaces]).toEqual(['RehashApiKey', OLD]);
     expect([verifySecret('alice-secret', command.secretHash), needsRehash(command.secretHash)]).toEqual([true, false]);
+  });
+
+  it('runs one slow hash for a burst of requests of one pair on a cold cache', async () => {
+    const bus = { execute: async () => ({ state: null, position: null, events: [], replayed: false }) } as unknown as CommandBus;
+    const service = new CredentialsService(reads, bus);
+    const verify = jest.mocked(secretHash.verifySecretAsync);
+    verify.mockClear();
+    const principals = await Promise.all(Array.from({ length: 16 }, () => service.authenticate('alice-key', 'alice-secret')));
+    expect(principals.map((p) => p?.actor)).toEqual(Array(16).fill('users/alice'));
+    expect(verify).toHaveBeenCalledTimes(1);
+    // A wrong secret is its own pair: verified (and refused) on its own.
+    expect(await service.authenticate('alice-key', 'wrong')).toBeNull();
+    expect(verify).toHaveBeenCalledTimes(2);
   });
 });

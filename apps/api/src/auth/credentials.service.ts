@@ -32,6 +32,11 @@ interface Verified {
 export class CredentialsService {
   private readonly digest = new CredentialDigest();
   private readonly verified = new Map<string, Verified>();
+  /**
+   * Verifications running now, by pair digest and stored hash: concurrent requests of one pair share
+   * one slow hash (a burst of 32 clients on a cold cache would otherwise run 32 scrypts at once).
+   */
+  private readonly verifying = new Map<string, Promise<boolean>>();
   /** Keys whose hash this process is upgrading: one upgrade per key, however many requests verify it. */
   private readonly upgrading = new Set<string>();
   private readonly logger = new Logger(CredentialsService.name);
@@ -52,7 +57,7 @@ export class CredentialsService {
     if (stillVerified && cached.accessPos === accessPos) return cached.principal;
     if (!stillVerified) {
       this.verified.delete(digest);
-      if (!(await verifySecretAsync(secret, String(key.secretHash)))) return null;
+      if (!(await this.verifyOnce(digest, secret, String(key.secretHash)))) return null;
       if (needsRehash(String(key.secretHash))) this.upgrade(org, username, String(key.principal), secret, String(key.secretHash));
     }
     const principal = await this.resolve(org, String(key.principal));
@@ -60,6 +65,16 @@ export class CredentialsService {
     if (this.verified.size >= CACHE_MAX) this.verified.clear();
     this.verified.set(digest, { principal, keyPos: key._pos, accessPos, at: stillVerified ? cached.at : Date.now() });
     return principal;
+  }
+
+  private verifyOnce(digest: string, secret: string, hash: string): Promise<boolean> {
+    const key = `${digest}|${hash}`;
+    let running = this.verifying.get(key);
+    if (!running) {
+      running = verifySecretAsync(secret, hash).finally(() => this.verifying.delete(key));
+      this.verifying.set(key, running);
+    }
+    return running;
   }
 
   /**
