@@ -34,10 +34,14 @@ export interface Principal {
   externalIdentity: string;
   /** Effective permission keys, computed for this request from the roles the member holds now. */
   permissions: string[];
+  /** The HTTP request's id (X-Request-Id), set per request by CurrentPrincipal: verified principals are cached and shared. */
+  requestId?: string;
 }
 
 export const CurrentPrincipal = createParamDecorator((_: unknown, context: ExecutionContext): Principal => {
-  return context.switchToHttp().getRequest<{ user: Principal }>().user;
+  const request = context.switchToHttp().getRequest<{ user: Principal; id?: string }>();
+  // A copy: the cached principal is shared by every request of its credential.
+  return request.id === undefined ? request.user : { ...request.user, requestId: request.id };
 });
 
 export function actorOf(principal: Principal, now = new Date()): Actor {
@@ -47,6 +51,7 @@ export function actorOf(principal: Principal, now = new Date()): Actor {
     subject: principal.subject,
     permissions: principal.permissions,
     now: now.toISOString(),
+    ...(principal.requestId ? { correlationId: principal.requestId } : {}),
   };
 }
 

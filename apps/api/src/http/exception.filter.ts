@@ -19,7 +19,10 @@ export class ApiExceptionFilter implements ExceptionFilter {
     const reply = host.switchToHttp().getResponse<FastifyReply>();
     const requestId = reply.request?.id;
     const error = toDomainError(exception);
-    if (error.code === 'INTERNAL') this.logger.error(exception instanceof Error ? exception.stack : String(exception));
+    if (error.code === 'INTERNAL') {
+      // Named by its request id, so the answer's RequestInfo leads to this line.
+      this.logger.error(`request ${requestId ?? '-'}: ${exception instanceof Error ? exception.stack : String(exception)}`);
+    }
     // The auth guard names the schemes its route accepts; anything else answering UNAUTHENTICATED offers Basic.
     if (error.code === 'UNAUTHENTICATED' && !reply.hasHeader('WWW-Authenticate')) void reply.header('WWW-Authenticate', 'Basic realm="svc"');
     const body = errorBody(error, this.settings.typeHost, requestId);

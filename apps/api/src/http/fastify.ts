@@ -35,9 +35,8 @@ export function httpAdapter(settings: Settings, logger: Logger): FastifyAdapter 
   };
   const adapter = new FastifyAdapter({
     bodyLimit: settings.bodyLimitBytes,
-    // Fastify's per-request lines are off: observeRequests writes one access line per request instead.
-    loggerInstance: logger,
-    disableRequestLogging: true,
+    // No logger inside Fastify: it would make a child logger for every request (measurable on a
+    // GetNote) to log lines we turn off anyway; observeRequests writes the one access line.
     requestIdHeader: false,
     genReqId: requestIdOf,
     frameworkErrors: (error: FastifyError, _request: FastifyRequest, reply: FastifyReply) => {

@@ -1,24 +1,21 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Logger } from 'pino';
 import { httpRequestDuration } from '@svc/infrastructure/observability/metrics';
-import { runInRequest } from '@svc/infrastructure/observability/request-context';
 import { methodOf } from './method-label';
 import { REQUEST_ID_HEADER } from './request-id';
 
 type WithPrincipal = FastifyRequest & { user?: { org?: unknown } };
 
 /**
- * Per request: the id echoed in `X-Request-Id`, the request's async context (so the command service
- * puts the id into every event the request appends), one access log line and one latency sample.
+ * Per request: the id echoed in `X-Request-Id`, one access log line and one latency sample. The id
+ * reaches the events the request appends explicitly (principal, actor, command metadata): an
+ * AsyncLocalStorage context cost about 15% of a GetNote on Node 20 (docs/performance.md).
  */
 export function observeRequests(fastify: FastifyInstance, logger: Logger): void {
   fastify.addHook('onRequest', (request, reply, done) => {
     void reply.header(REQUEST_ID_HEADER, request.id);
-    runInRequest({ requestId: request.id }, done);
+    done();
   });
-  // The body arrives on the socket's own events, outside the context: enter it again once parsed
-  // (as @fastify/request-context does), before guards and handlers run.
-  fastify.addHook('preValidation', (request, _reply, done) => runInRequest({ requestId: request.id }, done));
   fastify.addHook('onResponse', (request, reply, done) => {
     accessLine(logger, request, reply);
     done();

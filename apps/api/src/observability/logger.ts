@@ -1,6 +1,5 @@
 import type { LoggerService } from '@nestjs/common';
 import pino, { type Logger } from 'pino';
-import { currentRequestId } from '@svc/infrastructure/observability/request-context';
 
 /**
  * Paths pino blanks in every line: nothing logs a request's headers today, and if one ever did,
@@ -27,11 +26,6 @@ export function createLogger(options: { level?: string; pretty?: boolean } = {})
     level,
     redact: { paths: REDACT, censor: '[redacted]' },
     base: { pid: process.pid },
-    // A line written while serving a request (an error, a warning) names the request.
-    mixin: () => {
-      const requestId = currentRequestId();
-      return requestId ? { requestId } : {};
-    },
   };
   if (options.pretty ?? process.stdout.isTTY === true) {
     return pino({ ...base, transport: { target: 'pino-pretty', options: { colorize: true, translateTime: 'SYS:HH:MM:ss.l' } } });

@@ -25,6 +25,8 @@ export interface Actor {
   permissions: readonly string[];
   /** RFC 3339 timestamp of the request; deciders never read a clock. */
   now: string;
+  /** The HTTP request acting (its X-Request-Id), for the events' metadata; deciders never read it. */
+  correlationId?: string;
 }
 
 export function fold<S, E extends DomainEvent>(decider: Pick<Decider<S, never, E>, 'initialState' | 'evolve'>, events: E[]): S {

@@ -5,7 +5,6 @@ import type { Actor, Decider } from '@svc/domain/shared/decider';
 import { DomainError } from '@svc/domain/shared/domain-error';
 import { SqliteEventStore } from '../event-store/sqlite-event-store';
 import { type AppendResult, type EventStore, type ExpectedRevision, type NewEvent, WrongExpectedRevisionError } from '../event-store/event-store.port';
-import { runInRequest } from '../observability/request-context';
 import { CommandService } from './command-service';
 
 type Counter = { value: number };
@@ -50,8 +49,13 @@ describe('CommandService over the SQLite event store', () => {
     expect(event.metadata.causationId).toBeTruthy();
   });
 
-  it("inside an HTTP request, the request's id is every event's correlationId (the AIP request_id stays requestId)", async () => {
-    await runInRequest({ requestId: 'http-7' }, () => increment(1, 'req-2'));
+  it("an HTTP request's id, carried by its actor, is every event's correlationId (the AIP request_id stays requestId)", async () => {
+    await executor.handle({
+      decider: counter,
+      streamId: 'counter-acme:counters/c',
+      command: { type: 'Increment', by: 1, max: 100 },
+      context: { actor: { ...actor, correlationId: 'http-7' }, requestId: 'req-2' },
+    });
     await increment(1);
     const [inRequest, outside] = await store.readStream('counter-acme:counters/c');
     expect(inRequest.metadata).toMatchObject({ correlationId: 'http-7', requestId: 'req-2' });

@@ -11,7 +11,6 @@ import {
   WrongExpectedRevisionError,
 } from '../event-store/event-store.port';
 import { appendConflicts, commandRetries, commandsAborted } from '../observability/metrics';
-import { currentRequestId } from '../observability/request-context';
 import { upcast } from './upcasters';
 
 /** Namespace for event IDs derived from request_id (AIP-155), so a retried append is a duplicate. */
@@ -130,7 +129,7 @@ export class CommandService {
   private toNewEvents(streamId: string, events: DomainEvent[], context: CommandContext): NewEvent[] {
     // The HTTP request's id (X-Request-Id) correlates every event the request appends, whichever
     // command appends it: an access log line leads to the audit trail (docs/decisions.md, "Request ids").
-    const correlationId = currentRequestId() ?? context.correlationId ?? context.requestId ?? randomUUID();
+    const correlationId = context.actor.correlationId ?? context.correlationId ?? context.requestId ?? randomUUID();
     return events.map((event, index) => ({
       id: context.requestId ? uuidv5(`${streamId}|${context.requestId}|${index}`, REQUEST_NAMESPACE) : randomUUID(),
       type: event.type,
