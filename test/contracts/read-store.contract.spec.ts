@@ -156,7 +156,7 @@ describe('SqliteReadStore pushdown', () => {
     expect(store.explain('notes', {}).pointRead).toBe(false);
   });
 
-  it('reads without a read transaction until another connection commits, and sees every such commit', async () => {
+  it('reads by _id in one statement on the cached schema state, sees every commit elsewhere at once, and reloads only on a schema change', async () => {
     await store.ensureIndexes('notes', ['toolName', 'createTime', 'name']);
     await store.commit({ checkpoint: 'notes', position: { commit: 2n, prepare: 2n }, ops: [note(1), note(2)] });
     const notes = store.collection('notes');
@@ -168,18 +168,19 @@ describe('SqliteReadStore pushdown', () => {
     await reads();
     const before = store.stats();
     expect(await reads()).toEqual([expect.objectContaining({ name: 'notes/1' }), ['notes/1'], 2]);
-    // Own commits keep the cached state current: still no transaction.
+    // Own commits keep the cached state current: the point reads stay single statements, nothing reloads.
     await store.commit({ checkpoint: 'notes', position: { commit: 3n, prepare: 3n }, ops: [note(3)] });
     expect(await reads()).toEqual([expect.objectContaining({ name: 'notes/1' }), ['notes/3', 'notes/1'], 3]);
-    expect(store.stats()).toEqual({ ...before, direct: before.direct + 6 });
+    expect(store.stats()).toEqual({ ...before, direct: before.direct + 2, transactional: before.transactional + 4 });
 
     const other = new SqliteReadStore({ file: fixture.file });
     try {
-      // A document written by another connection: one consistent read, no reload (the schema did not change).
+      // A document written by another connection: seen at once, with no reload (the schema did not change).
       await other.commit({ checkpoint: 'notes', position: { commit: 5n, prepare: 5n }, ops: [note(5)] });
       const afterDoc = store.stats();
       expect(await reads()).toEqual([expect.objectContaining({ name: 'notes/1' }), ['notes/5', 'notes/3', 'notes/1'], 4]);
-      expect(store.stats()).toEqual({ ...afterDoc, transactional: afterDoc.transactional + 1, direct: afterDoc.direct + 2 });
+      expect(await notes.findOne({ _id: 'acme|notes/5' })).toEqual(expect.objectContaining({ name: 'notes/5' }));
+      expect(store.stats()).toEqual({ ...afterDoc, transactional: afterDoc.transactional + 2, direct: afterDoc.direct + 2 });
       // A path turning into an array elsewhere changes how the query must run: reloaded before it runs.
       await other.commit({ checkpoint: 'notes', position: { commit: 6n, prepare: 6n }, ops: [note(7, { toolName: ['x', 'z'] })] });
       const afterFlag = store.stats();
@@ -191,6 +192,10 @@ describe('SqliteReadStore pushdown', () => {
       expect(await notes.findOne({ _id: 'acme|notes/1' })).toEqual(expect.objectContaining({ toolName: 'rebuilt' }));
       expect(await notes.findOne({ _id: 'acme|notes/3' })).toBeNull();
       expect(await notes.countDocuments({})).toBe(1);
+      // A collection another connection created after this one loaded its schema state: found at once.
+      await other.commit({ checkpoint: 'tags', position: { commit: 8n, prepare: 8n }, ops: [{ ...note(9), collection: 'tags', id: 'acme|tags/9' }] });
+      expect(await store.collection('tags').findOne({ _id: 'acme|tags/9' })).toEqual(expect.objectContaining({ name: 'notes/9' }));
+      expect(await store.collection('labels').findOne({ _id: 'acme|labels/1' })).toBeNull();
     } finally {
       await other.close();
     }

@@ -3,6 +3,9 @@ import { invalid } from '@svc/domain/shared/domain-error';
 import { camelToSnake, toCamelDeep } from '../wire';
 import { checkInput } from './input-limits';
 import { toRequestDto } from './request-dto';
+import { memoizeValidationMetadata } from './validation-metadata';
+
+memoizeValidationMetadata();
 
 /**
  * snake_case (or camelCase) JSON in, a validated camelCase DTO out; errors name every bad field.

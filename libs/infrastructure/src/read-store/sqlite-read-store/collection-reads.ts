@@ -9,8 +9,9 @@ import { filterQuery } from '../filter-query';
 import { sortDocs } from '../mongo-sort-order';
 import type { Doc, Filter, FindOptions, Sort } from '../read-store.port';
 import { orderBy, orderSql, translateFilter } from './query-sql';
-import { parseDoc, type SchemaCache } from './schema-cache';
+import { parseDoc, STATE_VERSION, type SchemaCache } from './schema-cache';
 import type { Statement, StatementCache } from './statements';
+import { STALE, type Stale } from './transactions';
 
 type Criteria = ConstructorParameters<typeof Query>[0];
 
@@ -49,12 +50,17 @@ export class CollectionReads {
     };
   }
 
-  point(name: string, id: string, filter: Filter, projection: FindOptions['projection']): Doc | null {
+  /**
+   * One statement: the document and the schema version of the same snapshot, STALE when that version
+   * is not the cached one (the alias or table the cache named may not be the one to read).
+   */
+  point(name: string, id: string, filter: Filter, projection: FindOptions['projection']): Doc | null | Stale {
     const coll = this.schema.collection(this.schema.physical(name));
-    if (!coll) return null;
-    const stmt = (coll.stmts.byId ??= this.db.prepare(`SELECT doc FROM ${coll.table} WHERE _id = ?`).pluck());
-    const text = stmt.get(id) as string | undefined;
-    if (text === undefined) return null;
+    if (!coll) return this.schema.versionNow() === this.schema.version ? null : STALE;
+    const stmt = (coll.stmts.byId ??= this.db.prepare(`SELECT ${STATE_VERSION}, (SELECT doc FROM ${coll.table} WHERE _id = ?)`).raw());
+    const [version, text] = stmt.get(id) as [number, string | null];
+    if (version !== this.schema.version) return STALE;
+    if (text === null) return null;
     const doc = parseDoc(text);
     if ('_org' in filter) {
       const want = filter._org;

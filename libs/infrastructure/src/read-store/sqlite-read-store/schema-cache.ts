@@ -8,9 +8,9 @@
  * A column mirrors MongoDB only for scalar values, so every declared path carries flags (below),
  * maintained on every write and read in the same snapshot as the query.
  *
- * This state is cached per connection. `PRAGMA data_version` (about 1 µs) tells whether another
- * connection committed anything since the cache was last checked; only then is the `_rs_state`
- * version read, and the cache reloaded when that version moved. Every schema change bumps it.
+ * This state is cached per connection with the `_rs_state` version it was loaded at; every schema
+ * change bumps that version. A read checks it in its own snapshot (transactions.ts) and reloads the
+ * cache only when it moved, so other connections' data commits cost nothing.
  */
 import type Database from 'better-sqlite3';
 import { PLAIN_PATH } from '../plain-document';
@@ -66,6 +66,9 @@ export interface SchemaHooks {
   dropped(physical: string): void;
 }
 
+/** A scalar subquery: the schema version, readable in the same statement as a query (one snapshot). */
+export const STATE_VERSION = '(SELECT v FROM _rs_state WHERE k = 1)';
+
 export const quote = (ident: string): string => `"${ident.replace(/"/g, '""')}"`;
 
 export function tableName(physical: string): string {
@@ -94,9 +97,6 @@ export function isDeclarablePath(path: string): boolean {
 
 export class SchemaCache {
   private state: State = { version: -1, aliases: new Map(), collections: new Map() };
-  /** `PRAGMA data_version` when the cached state was last known to match the database. */
-  private seenDataVersion = -1;
-  private readonly dataVersion: Statement;
   private readonly stateVersion: Statement;
   /** Reloads of the cached state since the store was opened. */
   loads = 0;
@@ -107,24 +107,18 @@ export class SchemaCache {
     private readonly statements: StatementCache,
     private readonly hooks: SchemaHooks,
   ) {
-    // The internal tables are never dropped, so these statements live as long as the connection.
-    this.dataVersion = db.prepare('PRAGMA data_version').pluck();
-    this.stateVersion = db.prepare('SELECT v FROM _rs_state WHERE k = 1').pluck();
+    // The internal tables are never dropped, so this statement lives as long as the connection.
+    this.stateVersion = db.prepare(`SELECT ${STATE_VERSION}`).pluck();
   }
 
-  /** `PRAGMA data_version` now: it moves when another connection commits. */
-  dataVersionNow(): number {
-    return this.dataVersion.get() as number;
+  /** The version the cached state was loaded at (own schema changes keep it current); -1 before the first load. */
+  get version(): number {
+    return this.state.version;
   }
 
-  /** `PRAGMA data_version` when the cache was last checked. */
-  get checkedAt(): number {
-    return this.seenDataVersion;
-  }
-
-  /** No other connection committed since the cached state was last checked (own commits keep it current). */
-  isCurrent(): boolean {
-    return this.state.version !== -1 && this.dataVersionNow() === this.seenDataVersion;
+  /** The schema version in the database now (in the caller's snapshot, inside a transaction). */
+  versionNow(): number {
+    return this.stateVersion.get() as number;
   }
 
   /** After a rollback, which may have undone schema changes already applied to the cache. */
@@ -134,10 +128,7 @@ export class SchemaCache {
 
   /** Reloads the cached schema state when any process changed it. Runs inside the caller's snapshot. */
   refresh(): void {
-    const dataVersion = this.dataVersionNow();
-    if (dataVersion === this.seenDataVersion && this.state.version !== -1) return;
-    const version = this.stateVersion.get() as number;
-    this.seenDataVersion = dataVersion;
+    const version = this.versionNow();
     if (version === this.state.version) return;
     const aliases = new Map<string, string>();
     for (const r of this.stmt('SELECT logical, physical FROM _rs_aliases').all() as { logical: string; physical: string }[]) {

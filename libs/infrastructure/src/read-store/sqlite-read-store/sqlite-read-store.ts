@@ -111,14 +111,14 @@ export class SqliteReadStore implements ReadStore {
           const doc = this.tx.readPoint(() => this.reads.point(name, id, filter, options?.projection));
           return doc === null ? [] : [doc];
         }
-        return this.tx.readSingle(() => this.reads.find(name, filter, options ?? {}));
+        return this.tx.readQuery(() => this.reads.find(name, filter, options ?? {}));
       },
       findOne: async (filter, options) => {
         const id = pointId(filter);
         if (id !== null) return this.tx.readPoint(() => this.reads.point(name, id, filter, options?.projection));
-        return this.tx.readSingle(() => this.reads.find(name, filter, { ...options, limit: 1 })[0] ?? null);
+        return this.tx.readQuery(() => this.reads.find(name, filter, { ...options, limit: 1 })[0] ?? null);
       },
-      countDocuments: async (filter) => this.tx.readSingle(() => this.reads.count(name, filter)),
+      countDocuments: async (filter) => this.tx.readQuery(() => this.reads.count(name, filter)),
     };
   }
 

@@ -1,19 +1,23 @@
 /**
- * The SQLite read store's transactions, each run on the current schema state, and the reads that
- * need none: a query that runs while no other connection committed is a single statement outside
- * any explicit transaction, atomic on its own, and a second look at data_version afterwards proves
- * the cached schema described the snapshot it ran on. Otherwise the query runs in a read
- * transaction, where the schema state and the query share one snapshot.
+ * The SQLite read store's transactions, each run on the current schema state. A point read needs
+ * none: it is one statement that also reads the schema version of its own snapshot, so it is atomic
+ * and knows whether the cached state described that snapshot (every statement outside a transaction
+ * takes and releases the database's read locks, a handful of system calls: one per read, not two).
+ * Other reads run in a read transaction, where the version check and the query share one snapshot.
  */
 import type Database from 'better-sqlite3';
 import type { SchemaCache } from './schema-cache';
 
+/** A point read ran on a schema state other than the cached one: it must run again after a reload. */
+export const STALE: unique symbol = Symbol('stale schema state');
+export type Stale = typeof STALE;
+
 export class Transactions {
   /** Runs a callback in a transaction: `.deferred` for reads, `.immediate` for writes. */
   private readonly tx: Database.Transaction<(fn: () => unknown) => unknown>;
-  /** Reads that ran as a single statement on the cached schema state. */
+  /** Point reads that ran as a single statement on the cached schema state. */
   direct = 0;
-  /** Reads that ran in a read transaction (another connection committed since the last check). */
+  /** Reads that ran in a read transaction: queries, and point reads that found the cached state stale. */
   transactional = 0;
 
   constructor(
@@ -24,30 +28,15 @@ export class Transactions {
   }
 
   /**
-   * A read that is one primary-key lookup. It only needs the cached alias to name the right table:
-   * if another connection committed a swap between the data_version check and the lookup, the old
-   * table is gone with it and the lookup fails, so it is retried in a read transaction.
+   * A primary-key lookup that answers STALE when its snapshot's schema version is not the cached one
+   * (CollectionReads.point). Outside a transaction while the cache is current; otherwise, or when the
+   * table went away meanwhile (a swap committed elsewhere dropped it), in a read transaction.
    */
-  readPoint<T>(fn: () => T): T {
-    return this.readOnCache(fn, false);
-  }
-
-  /**
-   * A read that is one statement (plus JavaScript). Its SQL depends on the cached path flags, so a
-   * commit by another connection between the check and the statement (data_version moved) sends it
-   * to a read transaction, where state and query share one snapshot.
-   */
-  readSingle<T>(fn: () => T): T {
-    return this.readOnCache(fn, true);
-  }
-
-  /** Runs `fn` outside a transaction while the cache is current (`recheck`: and stayed so), else in a read transaction. */
-  private readOnCache<T>(fn: () => T, recheck: boolean): T {
-    if (this.schema.isCurrent()) {
-      const seen = this.schema.checkedAt;
+  readPoint<T>(fn: () => T | Stale): T {
+    if (this.schema.version !== -1) {
       try {
         const result = fn();
-        if (!recheck || this.schema.dataVersionNow() === seen) {
+        if (result !== STALE) {
           this.direct++;
           return result;
         }
@@ -55,6 +44,17 @@ export class Transactions {
         // fall through: e.g. a table dropped by a swap committed meanwhile
       }
     }
+    this.transactional++;
+    return this.read(() => {
+      const result = fn();
+      // The cache was refreshed in this very snapshot.
+      if (result === STALE) throw new Error('schema state changed inside a read transaction');
+      return result;
+    });
+  }
+
+  /** A query (SQL built from the cached path flags) in a read transaction, with the version check in its snapshot. */
+  readQuery<T>(fn: () => T): T {
     this.transactional++;
     return this.read(fn);
   }
