@@ -61,7 +61,7 @@ function withAcmeIndicators(entries: string): string {
   return `${TEST_CONFIG_WITH_TELEMETRY.slice(0, globex)}    indicators_v2:\n${entries}${TEST_CONFIG_WITH_TELEMETRY.slice(globex)}`;
 }
 
-function expectError(res: Response, status: number, code: string, message?: RegExp): void {
+function expectError(res: Pick<Response<unknown>, 'status' | 'body'>, status: number, code: string, message?: RegExp): void {
   expect(res.status).toBe(status);
   expect(res.body).toMatchObject({ error: { status: code, ...(message ? { message: expect.stringMatching(message) } : {}) } });
 }
@@ -119,6 +119,8 @@ describe('indicators v2 (frozen): seeded from the operator configuration, read t
       updateTime: expect.any(String),
     });
     expectError(await stack.request('GET', '/v2/indicators-v2/nope'), 404, 'NOT_FOUND');
+    // The spec gives v2 REST paths only: its service is not served on RPC paths.
+    expectError(await stack.rpc(`${S2}/GetIndicator`, { name: 'indicators-v2/checkout-availability' }), 404, 'NOT_FOUND');
     // Reads need only membership.
     expect((await stack.request('GET', '/v2/indicators-v2/queue-depth', { as: BOB })).status).toBe(200);
   });
