@@ -2,43 +2,20 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { SPEC_METHODS } from '@svc/contracts/catalog';
 import { BOB, GINA, REQUEST_INFO, Stack, TEST_CONFIG_WITH_TELEMETRY, type Response } from './support/harness';
+import { GAUGE_SQL, RATIO_SQL, type Indicator, type Relation } from './support/indicators';
 
 const S2 = 'svc.observability.v1.IndicatorsService';
 const R2 = 'svc.observability.v1.IndicatorRelationsService';
 const R1 = 'svc.goals.v1.IndicatorRelationsService';
 
-interface Indicator {
-  name: string;
-  displayName: string;
-  kind: string;
-  unit?: string;
-  description?: string;
-  query: { connections: string[]; engineSql: string; description?: string; status?: { validateTime?: string; error?: string } };
-  etag: string;
-  createTime: string;
-  updateTime: string;
-  deleteTime?: string;
-}
 interface Indicators {
   indicators: Indicator[];
   nextPageToken: string;
-}
-interface Relation {
-  name: string;
-  indicator: string;
-  resource: string;
-  createTime: string;
-  updateTime: string;
-  deleteTime?: string;
 }
 interface Relations {
   indicatorRelations: Relation[];
   nextPageToken: string;
 }
-
-const RATIO_SQL =
-  'SELECT TIMESTAMP_BUCKET(ts, @resolution) AS time, COUNTIF(ok) AS good_events, COUNT(*) AS total_events FROM requests WHERE ts >= @start_time AND ts < @end_time GROUP BY time';
-const GAUGE_SQL = 'SELECT TIMESTAMP_BUCKET(ts, @resolution) AS time, MAX(depth) AS value FROM ops.queue WHERE ts >= @start_time AND ts < @end_time GROUP BY time';
 
 const AVAILABILITY = `      - id: checkout-availability
         display_name: Checkout availability

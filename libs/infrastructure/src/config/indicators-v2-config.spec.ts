@@ -1,7 +1,4 @@
-import * as fs from 'node:fs';
-import * as os from 'node:os';
-import * as path from 'node:path';
-import { SqliteReadStore } from '../read-store/sqlite-read-store';
+import { insertDocs, temporaryReadStore } from './testing';
 import { relationV2Id } from './indicators-v2-config';
 import { indicatorsV2Seeds } from './indicators-v2-seeds';
 import { parseOperatorConfig } from './operator-config';
@@ -65,36 +62,19 @@ describe('operator configuration: v2 indicators', () => {
 });
 
 describe('v2 indicator seeds', () => {
-  let dir: string;
-  let reads: SqliteReadStore;
-  beforeEach(() => {
-    dir = fs.mkdtempSync(path.join(os.tmpdir(), 'indicators-v2-'));
-    reads = new SqliteReadStore({ file: path.join(dir, 'read.db') });
-  });
-  afterEach(async () => {
-    await reads.close();
-    fs.rmSync(dir, { recursive: true, force: true });
-  });
-  const doc = (collection: string, org: string, name: string, extra: Record<string, unknown> = {}) => ({
-    op: 'insert' as const,
-    collection,
-    doc: { _id: `${org}|${name}`, _org: org, name, ...extra },
-  });
+  const store = temporaryReadStore('indicators-v2-');
   const NOW = () => '2024-06-01T00:00:00.000Z';
 
   it('syncs indicators and relations, deletes live ones gone from the file (relations first), and keeps the status of an unchanged query', async () => {
     const org = parseOperatorConfig(config([entry()])).organizations[0];
     const kept = { connections: ['connections/telemetry'], engineSql: SQL, status: { validateTime: '2024-01-01T00:00:00.000Z' } };
-    await reads.commit({
-      checkpoint: 'test',
-      position: { commit: 1n, prepare: 1n },
-      ops: [
-        doc('indicators-v2', 'acme', 'indicators-v2/availability', { kind: 'INDICATOR_KIND_RATIO', query: kept }),
-        doc('indicators-v2', 'acme', 'indicators-v2/gone'),
-        doc('indicators-v2', 'globex', 'indicators-v2/theirs'),
-        doc('indicator-relations-v2', 'acme', 'indicatorRelations/v2-gone-1'),
-      ],
-    });
+    const reads = store.current();
+    await insertDocs(reads, [
+      { collection: 'indicators-v2', org: 'acme', name: 'indicators-v2/availability', kind: 'INDICATOR_KIND_RATIO', query: kept },
+      { collection: 'indicators-v2', org: 'acme', name: 'indicators-v2/gone' },
+      { collection: 'indicators-v2', org: 'globex', name: 'indicators-v2/theirs' },
+      { collection: 'indicator-relations-v2', org: 'acme', name: 'indicatorRelations/v2-gone-1' },
+    ]);
     const seeds = await indicatorsV2Seeds(org, reads, NOW);
     expect(seeds.map((s) => [s.spec.kind, s.id, s.resource === null ? 'delete' : 'sync'])).toEqual([
       ['IndicatorV2', 'availability', 'sync'],
