@@ -5,29 +5,11 @@ import { HEARTBEAT_KEY, type Heartbeat } from '@svc/infrastructure/projection/he
 import { createReadStore } from '@svc/infrastructure/read-store';
 import type { Doc } from '@svc/infrastructure/read-store/read-store.port';
 import { BOB, CLI_MAIN, GINA, Stack, TEST_CONFIG_WITH_TELEMETRY } from './support/harness';
+import { GAUGE_SQL, RATIO_SQL, type Indicator, type Relation } from './support/indicators';
 
 const S = 'svc.goals.v1.IndicatorsService';
 const R = 'svc.goals.v1.IndicatorRelationsService';
 
-interface Indicator {
-  name: string;
-  displayName: string;
-  kind: string;
-  unit?: string;
-  description?: string;
-  query: { connections: string[]; engineSql: string; description?: string; status?: { validateTime?: string; error?: string } };
-  etag: string;
-  createTime: string;
-  updateTime: string;
-  deleteTime?: string;
-}
-interface Relation {
-  name: string;
-  indicator: string;
-  resource: string;
-  createTime: string;
-  deleteTime?: string;
-}
 interface Activity {
   name: string;
   description: string;
@@ -37,9 +19,6 @@ interface ErrorBody {
   error: { code: number; status: string; message: string };
 }
 
-const RATIO_SQL =
-  'SELECT TIMESTAMP_BUCKET(ts, @resolution) AS time, COUNTIF(ok) AS good_events, COUNT(*) AS total_events FROM requests WHERE ts >= @start_time AND ts < @end_time GROUP BY time';
-const GAUGE_SQL = 'SELECT TIMESTAMP_BUCKET(ts, @resolution) AS time, MAX(depth) AS value FROM ops.queue WHERE ts >= @start_time AND ts < @end_time GROUP BY time';
 const ratio = (extra: Record<string, unknown> = {}) => ({
   display_name: 'Checkout availability',
   kind: 'INDICATOR_KIND_RATIO',

@@ -1,4 +1,4 @@
-import { type ChildProcess, spawn } from 'node:child_process';
+import { type ChildProcess, execFile, spawn } from 'node:child_process';
 import { generateKeyPairSync, type KeyObject } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as net from 'node:net';
@@ -305,6 +305,14 @@ export class Stack {
   /** `POST /<service>/<method>` with a JSON body, as `as` (Alice by default). */
   rpc<T = Record<string, unknown>>(serviceMethod: string, body: unknown = {}, as?: Credentials | null): Promise<Response<T>> {
     return this.request<T>('POST', `/${serviceMethod}`, { body, as });
+  }
+
+  /** The operator CLI (`npm run svc -- ...args`) against this stack's embedded stores. */
+  cli(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+    const env = { ...process.env, SVC_DATA_DIR: this.dataDir, EVENTSTORE_URL: '', MONGODB_URL: '' };
+    return new Promise((resolve) => {
+      execFile(process.execPath, [CLI_MAIN, ...args], { env }, (error, stdout, stderr) => resolve({ code: error ? Number(error.code ?? 1) : 0, stdout, stderr }));
+    });
   }
 
   async stop(): Promise<void> {

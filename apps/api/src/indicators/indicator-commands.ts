@@ -8,7 +8,7 @@ import { CommandBus } from '@nestjs/cqrs';
 import { randomUUID } from 'node:crypto';
 import { v5 as uuidv5 } from 'uuid';
 import { indicatorDecider, type IndicatorCommand, type IndicatorEvent, type IndicatorState } from '@svc/domain/indicators/indicator.decider';
-import { indicatorSpec } from '@svc/domain/indicators/indicator.resource';
+import { indicatorSpec, RELATABLE, RELATABLE_RULE } from '@svc/domain/indicators/indicator.resource';
 import type { Actor } from '@svc/domain/shared/decider';
 import { invalid } from '@svc/domain/shared/domain-error';
 import { resourceStreamId, storeOf, type References } from '@svc/domain/shared/resource';
@@ -19,13 +19,6 @@ import { DecideAndAppend } from '../cqrs/decide-and-append';
 import { ResourceReferences } from '../resource-kit/references';
 
 const NAMESPACE = '0b7b3c52-5f7e-4a8e-9a57-6e0f4c1d2a91';
-/** What an indicator may relate to (spec part 3), by name prefix, and the read model holding it. */
-const RELATABLE: ReadonlyArray<{ pattern: RegExp; store: string }> = [
-  { pattern: /^agents\/[^/]+$/, store: 'agents' },
-  { pattern: /^issues\/[^/]+$/, store: 'issues' },
-  { pattern: /^investigations\/[^/]+$/, store: 'investigations' },
-  { pattern: /^monitoring-plans\/[^/]+$/, store: 'monitoring-plans' },
-];
 
 @Injectable()
 export class IndicatorCommands {
@@ -46,7 +39,7 @@ export class IndicatorCommands {
   /** A live agent, issue, investigation or monitoring plan of the caller's organization, else INVALID_ARGUMENT naming `field`. */
   async relatable(org: string, name: unknown, field: string): Promise<string> {
     const kind = typeof name === 'string' ? RELATABLE.find((k) => k.pattern.test(name)) : undefined;
-    if (!kind) throw invalid(`${field} must name an agent, issue, investigation or monitoring plan ('agents/{id}', 'issues/{id}', 'investigations/{id}', 'monitoring-plans/{id}'), got '${String(name ?? '')}'`);
+    if (!kind) throw invalid(`${field} ${RELATABLE_RULE}, got '${String(name ?? '')}'`);
     const found = await this.references.read(kind.store, org, name as string);
     if (!found || found.deleteTime !== undefined) throw invalid(`${field} '${String(name)}' does not exist`);
     return name as string;

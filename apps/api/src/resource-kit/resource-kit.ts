@@ -46,7 +46,8 @@ export class ResourceKit {
       throw new Error(`${api.service}: a resource with write methods needs a permission`);
     }
     this.parts.references.add(spec);
-    const definitions: MethodDefinition<object>[] = [getResource(this.parts, spec, api)];
+    const definitions: MethodDefinition<object>[] = [];
+    if (methods.get) definitions.push(getResource(this.parts, spec, api, methods.get));
     if (methods.create) definitions.push(createResource(this.parts, spec, api, methods.create));
     if (methods.update) definitions.push(updateResource(this.parts, spec, api, methods.update));
     if (methods.delete) definitions.push(deleteResource(this.parts, spec, api, methods.delete));

@@ -35,9 +35,9 @@ export interface ActionDefinition<Req extends MutatingRequest> {
 
 const checkerOf = (spec: ResourceSpec, api: ResourceApi) => nameChecker(spec, camelToSnake(api.idField));
 
-export function getResource(parts: KitParts, spec: ResourceSpec, api: ResourceApi): MethodDefinition<object> {
+export function getResource(parts: KitParts, spec: ResourceSpec, api: ResourceApi, method: string): MethodDefinition<object> {
   const checkName = checkerOf(spec, api);
-  return getMethod(parts.queries, api, api.methods.get, {
+  return getMethod(parts.queries, api, method, {
     request: api.singleton ? OptionalNameRequest : NameRequest,
     store: storeOf(spec),
     noun: nounOf(api),

@@ -52,7 +52,8 @@ export interface ResourceApi {
   input: new () => object;
   /** RPC method names; a resource without one of them (a singleton, a read-only one) leaves it out. */
   methods: {
-    get: string;
+    /** Absent for a resource the spec lists but does not get by name (v2 indicator relations). */
+    get?: string;
     create?: string;
     update?: string;
     delete?: string;

@@ -53,12 +53,41 @@ function checkQuery(resource: Resource, previous: Resource | undefined, refs: Re
   checkIndicatorSql(sql, String(resource.kind), declaredSchema(connections as string[], refs));
 }
 
+/**
+ * The indicator rule v1 and v2 share (docs/decisions.md, "Indicators v2"): display name, kind and the
+ * query, whose SQL is planned against the declared schemas of the connections in `refs`.
+ */
+export function judgeIndicator(resource: Resource, previous: Resource | undefined, refs: References): void {
+  const name = resource.displayName;
+  if (typeof name !== 'string' || name.trim() === '') throw invalid('indicator.display_name is required');
+  if (name.length > INDICATOR_LIMITS.displayName) throw invalid(`indicator.display_name is longer than ${INDICATOR_LIMITS.displayName} characters`);
+  if (typeof resource.description === 'string' && resource.description.length > INDICATOR_LIMITS.description) {
+    throw invalid(`indicator.description is longer than ${INDICATOR_LIMITS.description} characters`);
+  }
+  if (!(INDICATOR_KINDS as readonly unknown[]).includes(resource.kind)) throw invalid(`indicator.kind is required: one of ${INDICATOR_KINDS.join(', ')}`);
+  checkQuery(resource, previous, refs);
+}
+
+/** What an indicator may relate to (spec part 3), by name form, and the read model holding each. */
+export const RELATABLE: ReadonlyArray<{ pattern: RegExp; store: string }> = [
+  { pattern: /^agents\/[^/]+$/, store: 'agents' },
+  { pattern: /^issues\/[^/]+$/, store: 'issues' },
+  { pattern: /^investigations\/[^/]+$/, store: 'investigations' },
+  { pattern: /^monitoring-plans\/[^/]+$/, store: 'monitoring-plans' },
+];
+export const RELATABLE_RULE = "must name an agent, issue, investigation or monitoring plan ('agents/{id}', 'issues/{id}', 'investigations/{id}', 'monitoring-plans/{id}')";
+
+/** Kebab-case indicator IDs (v1 and v2). */
+export const INDICATOR_ID = {
+  idPattern: KEBAB,
+  idRule: 'indicator_id must be kebab-case: lowercase letters, digits and single hyphens, starting and ending with a letter or digit (at most 63 characters)',
+};
+
 export const indicatorSpec: ResourceSpec = {
   kind: 'Indicator',
   collection: 'indicators',
   idRequired: false,
-  idPattern: KEBAB,
-  idRule: 'indicator_id must be kebab-case: lowercase letters, digits and single hyphens, starting and ending with a letter or digit (at most 63 characters)',
+  ...INDICATOR_ID,
   settable: ['displayName', 'description', 'kind', 'unit', 'query'],
   undeletable: true,
   streamEvents: [RELATION_CREATED, RELATION_DELETED, INDICATOR_PURGED],
@@ -66,16 +95,7 @@ export const indicatorSpec: ResourceSpec = {
     const connections = queryOf(resource).connections;
     return Array.isArray(connections) ? connections.filter((c): c is string => typeof c === 'string' && CONNECTION.test(c)) : [];
   },
-  validate(resource, { previous, refs }) {
-    const name = resource.displayName;
-    if (typeof name !== 'string' || name.trim() === '') throw invalid('indicator.display_name is required');
-    if (name.length > INDICATOR_LIMITS.displayName) throw invalid(`indicator.display_name is longer than ${INDICATOR_LIMITS.displayName} characters`);
-    if (typeof resource.description === 'string' && resource.description.length > INDICATOR_LIMITS.description) {
-      throw invalid(`indicator.description is longer than ${INDICATOR_LIMITS.description} characters`);
-    }
-    if (!(INDICATOR_KINDS as readonly unknown[]).includes(resource.kind)) throw invalid(`indicator.kind is required: one of ${INDICATOR_KINDS.join(', ')}`);
-    checkQuery(resource, previous, refs);
-  },
+  validate: (resource, { previous, refs }) => judgeIndicator(resource, previous, refs),
   onCreate: (resource, actor) => ({ ...resource, query: { ...queryOf(resource), status: { validateTime: actor.now } } }),
   actions: {
     /** ReportIndicatorQueryError: the text (already cut to its limit) and a fresh validate_time; an activity only for new text. */

@@ -30,6 +30,7 @@ import { catalogArea } from './catalog';
 import { connectionsArea } from './connections';
 import { deploymentsArea } from './deployments';
 import { indicatorsArea } from './indicators';
+import { indicatorsV2Area } from './indicatorsv2';
 import { investigationsArea } from './investigations';
 import { organizationsArea } from './organizations';
 import { rolesArea } from './roles';
@@ -55,6 +56,7 @@ export const AREAS: readonly Area[] = [
   agentSlosArea,
   resourceArea(issueSpec, issuesApi),
   indicatorsArea,
+  indicatorsV2Area,
 ];
 
 /** Every projection the projector runs, each with its own checkpoint, in the areas' order. */

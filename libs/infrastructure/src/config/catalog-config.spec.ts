@@ -1,8 +1,5 @@
-import * as fs from 'node:fs';
-import * as os from 'node:os';
-import * as path from 'node:path';
 import { serviceDimensionSpec, serviceSpec } from '@svc/domain/catalog/service.resource';
-import { SqliteReadStore } from '../read-store/sqlite-read-store';
+import { insertDocs, temporaryReadStore } from './testing';
 import { catalogSeeds } from './catalog-seeds';
 import { parseOperatorConfig } from './operator-config';
 
@@ -46,36 +43,18 @@ describe('operator configuration: the service catalog', () => {
 });
 
 describe('catalog seeds', () => {
-  let dir: string;
-  let reads: SqliteReadStore;
-  beforeEach(() => {
-    dir = fs.mkdtempSync(path.join(os.tmpdir(), 'catalog-'));
-    reads = new SqliteReadStore({ file: path.join(dir, 'read.db') });
-  });
-  afterEach(async () => {
-    await reads.close();
-    fs.rmSync(dir, { recursive: true, force: true });
-  });
-
-  const doc = (collection: string, org: string, name: string, extra: Record<string, unknown> = {}) => ({
-    op: 'insert' as const,
-    collection,
-    doc: { _id: `${org}|${name}`, _org: org, name, ...extra },
-  });
+  const store = temporaryReadStore('catalog-');
 
   it('syncs every configured service and dimension, and deletes live ones gone from the file (this organization only)', async () => {
-    await reads.commit({
-      checkpoint: 'test',
-      position: { commit: 1n, prepare: 1n },
-      ops: [
-        doc('services', 'acme', 'services/checkout'),
-        doc('services', 'acme', 'services/gone'),
-        doc('services', 'acme', 'services/already-deleted', { deleteTime: 'T' }),
-        doc('services', 'globex', 'services/billing'),
-        doc('serviceDimensions', 'acme', 'services/checkout/dimensions/plan'),
-        doc('serviceDimensions', 'acme', 'services/gone/dimensions/x'),
-      ],
-    });
+    const reads = store.current();
+    await insertDocs(reads, [
+      { collection: 'services', org: 'acme', name: 'services/checkout' },
+      { collection: 'services', org: 'acme', name: 'services/gone' },
+      { collection: 'services', org: 'acme', name: 'services/already-deleted', deleteTime: 'T' },
+      { collection: 'services', org: 'globex', name: 'services/billing' },
+      { collection: 'serviceDimensions', org: 'acme', name: 'services/checkout/dimensions/plan' },
+      { collection: 'serviceDimensions', org: 'acme', name: 'services/gone/dimensions/x' },
+    ]);
     const org = parseOperatorConfig(withServices([{ id: 'checkout', display_name: 'C', dimensions: [{ id: 'region', display_name: 'R' }] }]))
       .organizations[0];
     const seeds = await catalogSeeds(org, reads);

@@ -4,6 +4,7 @@ import { z } from 'zod';
 import { API_KEY_ID, ORGANIZATION_ID } from '@svc/domain/organizations/organization.decider';
 import { serviceList, type ServiceConfig } from './catalog-config';
 import { ConfigError } from './config-error';
+import { indicatorV2List, judgeIndicatorsV2, type IndicatorV2Config } from './indicators-v2-config';
 import { resolveEnv } from './secrets';
 import { addIssue, describeIssues, list, mapping, nonEmptyString, text } from './config-schema';
 
@@ -23,6 +24,8 @@ export interface OrganizationConfig {
   connections: ConnectionConfig[];
   /** The frozen service catalog, checked against the catalog's rules before anything is applied. */
   services: ServiceConfig[];
+  /** Frozen v2 indicators and their relations, judged against this organization's connections. */
+  indicatorsV2: IndicatorV2Config[];
 }
 
 export interface ApiKeyPair {
@@ -130,14 +133,16 @@ export function operatorConfigSchema(env: NodeJS.ProcessEnv): z.ZodType<Operator
     service_accounts: list(serviceAccount).meta({ description: 'service-accounts/{id}, the actor of what they do' }),
     connections: list(connection).meta({ description: 'read-only through the API (GetConnection, ListConnections)' }),
     services: serviceList().meta({ description: 'the frozen service catalog, synced to match the file' }),
+    indicators_v2: indicatorV2List(),
   }).transform(
-    (o): OrganizationConfig => ({
+    (o, ctx): OrganizationConfig => ({
       id: o.id,
       displayName: o.display_name ?? o.id,
       members: o.members ?? [],
       serviceAccounts: o.service_accounts ?? [],
       connections: o.connections ?? [],
       services: o.services ?? [],
+      indicatorsV2: judgeIndicatorsV2(o.indicators_v2 ?? [], o.connections ?? [], ctx),
     }),
   );
   const workloadIssuer = mapping({ issuer: nonEmptyString(), public_key_pem: text().optional() }).transform((w) => ({
