@@ -193,7 +193,7 @@ describe('SqliteReadStore pushdown', () => {
       expect(await notes.findOne({ _id: 'acme|notes/3' })).toBeNull();
       expect(await notes.countDocuments({})).toBe(1);
       // A collection another connection created after this one loaded its schema state: found at once.
-      await other.commit({ checkpoint: 'tags', position: { commit: 8n, prepare: 8n }, ops: [{ ...note(9), collection: 'tags', id: 'acme|tags/9' }] });
+      await other.commit({ checkpoint: 'tags', position: { commit: 8n, prepare: 8n }, ops: [{ op: 'update', collection: 'tags', id: 'acme|tags/9', pos: 9, upsert: true, update: { $set: { _org: 'acme', name: 'notes/9' } } }] });
       expect(await store.collection('tags').findOne({ _id: 'acme|tags/9' })).toEqual(expect.objectContaining({ name: 'notes/9' }));
       expect(await store.collection('labels').findOne({ _id: 'acme|labels/1' })).toBeNull();
     } finally {

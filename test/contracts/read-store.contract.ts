@@ -790,6 +790,49 @@ export function describeReadStoreContract(name: string, make: () => Promise<Read
       });
     });
 
+    describe('findByIds', () => {
+      it('answers documents from several collections in the order asked, null where there is none', async () => {
+        const keys = fresh('keys');
+        const stamps = fresh('stamps');
+        await store.commit(
+          batch('ids', 1, [
+            { op: 'insert', collection: keys, doc: { _id: 'key|a', _org: 'acme', secret: 'h' } },
+            { op: 'insert', collection: stamps, doc: { _id: 'acme|~access', _org: 'acme' } },
+          ]),
+        );
+        expect(
+          await store.findByIds([
+            { collection: stamps, id: 'acme|~access' },
+            { collection: keys, id: 'key|missing' },
+            { collection: fresh('never-written'), id: 'x' },
+            { collection: keys, id: 'key|a' },
+          ]),
+        ).toEqual([expect.objectContaining({ _id: 'acme|~access' }), null, null, expect.objectContaining({ _id: 'key|a', secret: 'h' })]);
+        expect(await store.findByIds([])).toEqual([]);
+      });
+
+      it('sees what another instance committed since, new collections and swaps included', async () => {
+        const keys = fresh('keys');
+        const other = await fixture.openAnother();
+        try {
+          await store.commit(batch('ids', 1, [{ op: 'insert', collection: keys, doc: { _id: 'key|a', _org: 'acme', v: 1 } }]));
+          expect(await other.findByIds([{ collection: keys, id: 'key|a' }])).toEqual([expect.objectContaining({ v: 1 })]);
+          await store.commit(batch('ids', 2, [{ op: 'update', collection: keys, id: 'key|a', pos: 2, update: { $set: { v: 2 } } }]));
+          const late = fresh('late');
+          await store.commit(batch('late', 1, [{ op: 'insert', collection: late, doc: { _id: 'acme|1', _org: 'acme' } }]));
+          expect(await other.findByIds([{ collection: keys, id: 'key|a' }, { collection: late, id: 'acme|1' }])).toEqual([
+            expect.objectContaining({ v: 2 }),
+            expect.objectContaining({ _id: 'acme|1' }),
+          ]);
+          await store.commit(batch(`${keys}-rebuild`, 3, [{ op: 'insert', collection: `${keys}__v2`, doc: { _id: 'key|a', _org: 'acme', v: 3 } }]));
+          await store.swapCollections({ [keys]: `${keys}__v2` }, { name: keys, position: pos(3) });
+          await eventually(async () => (await other.findByIds([{ collection: keys, id: 'key|a' }]))[0]?.v, 3, 'the other instance to see the swap');
+        } finally {
+          await other.close();
+        }
+      });
+    });
+
     describe('aliases and rebuilds', () => {
       it('swaps logical names to rebuilt collections for this and other instances, then drops the old ones', async () => {
         const logical = fresh('things');

@@ -27,12 +27,14 @@ const docs: Record<string, Doc[]> = {
     { _id: docId('acme', ACCESS_STAMP), _org: 'acme', _pos: 1 },
   ],
 };
-// The two point reads and one find the service makes; nothing else of the port is used.
+// The reads by _id and the one find the service makes; nothing else of the port is used.
+const byId = (collection: string, id: string): Doc | null => (docs[collection] ?? []).find((d) => d._id === id) ?? null;
 const reads = {
   collection: (name: string) => ({
-    findOne: async (filter: { _id: string }) => (docs[name] ?? []).find((d) => d._id === filter._id) ?? null,
+    findOne: async (filter: { _id: string }) => byId(name, filter._id),
     find: async () => [],
   }),
+  findByIds: async (keys: Array<{ collection: string; id: string }>) => keys.map((k) => byId(k.collection, k.id)),
 } as unknown as ReadStore;
 
 describe('CredentialsService', () => {

@@ -24,7 +24,7 @@ interface Verified {
 /**
  * Verifies API key pairs and resolves the caller's permissions. The slow hash runs once per pair
  * per minute at most: a verified pair is remembered under a keyed digest. Each request still reads
- * the key document and the organization's access stamp (two point reads): when either moved, the
+ * the key document and the organization's access stamp (one read of both): when either moved, the
  * pair is verified or the permissions recomputed, so a rotated key, a changed membership or a
  * deleted role takes effect on the very next request.
  */
@@ -47,12 +47,22 @@ export class CredentialsService {
   ) {}
 
   async authenticate(username: string, secret: string): Promise<Principal | null> {
-    const key = await this.reads.collection('apikeys').findOne({ _id: `apikey|${username}` });
-    if (!key || typeof key.secretHash !== 'string') return null;
-    const org = String(key._org);
-    const accessPos = await this.accessPosition(org);
     const digest = this.digest.digest(username, secret);
     const cached = this.verified.get(digest);
+    const keyRef = { collection: 'apikeys', id: `apikey|${username}` };
+    let key: Doc | null;
+    let accessPos: unknown;
+    if (cached) {
+      // The usual request: a pair verified before. Its key and its organization's stamp in one read.
+      const [found, stamp] = await this.reads.findByIds([keyRef, accessStamp(cached.principal.org)]);
+      key = found;
+      accessPos = stamp?._pos;
+    } else {
+      key = await this.reads.collection(keyRef.collection).findOne({ _id: keyRef.id });
+    }
+    if (!key || typeof key.secretHash !== 'string') return null;
+    const org = String(key._org);
+    if (org !== cached?.principal.org) accessPos = await this.accessPosition(org);
     const stillVerified = cached !== undefined && cached.keyPos === key._pos && Date.now() - cached.at < CACHE_TTL_MS;
     if (stillVerified && cached.accessPos === accessPos) return cached.principal;
     if (!stillVerified) {
@@ -119,7 +129,8 @@ export class CredentialsService {
 
   /** Position of the organization's access stamp: it moves with every change of roles or members. */
   async accessPosition(org: string): Promise<unknown> {
-    const stamp = await this.reads.collection('members').findOne({ _id: docId(org, ACCESS_STAMP) });
+    const { collection, id } = accessStamp(org);
+    const stamp = await this.reads.collection(collection).findOne({ _id: id });
     return stamp?._pos;
   }
 
@@ -138,3 +149,6 @@ export class CredentialsService {
     );
   }
 }
+
+/** The document whose position moves with every change of the organization's roles or members. */
+const accessStamp = (org: string) => ({ collection: 'members', id: docId(org, ACCESS_STAMP) });

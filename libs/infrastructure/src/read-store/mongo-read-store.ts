@@ -19,6 +19,7 @@ import { positionFromString, positionToString, type Position } from '../event-st
 import type {
   CheckpointRecord,
   Doc,
+  DocKey,
   FindOptions,
   ParkedEvent,
   ProjectionBatch,
@@ -137,6 +138,10 @@ export class MongoReadStore implements ReadStore {
         return coll.countDocuments(filter as MongoFilter<StoredDoc>);
       },
     };
+  }
+
+  findByIds(keys: readonly DocKey[]): Promise<Array<Doc | null>> {
+    return Promise.all(keys.map((k) => this.collection(k.collection).findOne({ _id: k.id })));
   }
 
   async ensureIndexes(collection: string, paths: string[]): Promise<void> {

@@ -67,9 +67,21 @@ export interface ParkedEvent {
   parkedAt: string;
 }
 
+/** A document named by its collection (logical name) and `_id`. */
+export interface DocKey {
+  collection: string;
+  id: string;
+}
+
 export interface ReadStore {
   /** Resolves a logical collection name to its current physical collection (see swapCollections). */
   collection(name: string): ReadCollection;
+  /**
+   * Documents by `_id`, from any collections, in the order asked (null where there is none): the
+   * check a request makes on every call (its credential and its access stamp) as one read. SQLite:
+   * one statement, one snapshot; MongoDB: one findOne per key, concurrently.
+   */
+  findByIds(keys: readonly DocKey[]): Promise<Array<Doc | null>>;
   /** Declares paths that queries filter and sort on, so the adapter can index or push them down. Idempotent. */
   ensureIndexes(collection: string, paths: string[]): Promise<void>;
   /**

@@ -17,6 +17,8 @@ import type {
 } from '../event-store/event-store.port';
 import type {
   CheckpointRecord,
+  Doc,
+  DocKey,
   ParkedEvent,
   ProjectionBatch,
   ReadCollection,
@@ -201,6 +203,11 @@ export class FaultyReadStore implements ReadStore {
         return coll.countDocuments(filter);
       },
     };
+  }
+
+  async findByIds(keys: readonly DocKey[]): Promise<Array<Doc | null>> {
+    this.faults.check('query');
+    return this.inner.findByIds(keys);
   }
 
   ensureIndexes(collection: string, paths: string[]): Promise<void> {

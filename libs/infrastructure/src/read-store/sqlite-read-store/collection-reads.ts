@@ -7,7 +7,7 @@ import type Database from 'better-sqlite3';
 import { Query } from 'mingo';
 import { filterQuery } from '../filter-query';
 import { sortDocs } from '../mongo-sort-order';
-import type { Doc, Filter, FindOptions, Sort } from '../read-store.port';
+import type { Doc, DocKey, Filter, FindOptions, Sort } from '../read-store.port';
 import { orderBy, orderSql, translateFilter } from './query-sql';
 import { parseDoc, STATE_VERSION, type SchemaCache } from './schema-cache';
 import type { Statement, StatementCache } from './statements';
@@ -69,6 +69,21 @@ export class CollectionReads {
       if (!match) return null;
     }
     return projection ? project([doc], projection)[0] : doc;
+  }
+
+  /** Documents by `_id` from any collections, in one statement like `point` (STALE likewise). */
+  points(keys: readonly DocKey[]): Array<Doc | null> | Stale {
+    const tables = keys.map((k) => this.schema.collection(this.schema.physical(k.collection))?.table);
+    const present = tables.filter((t): t is string => t !== undefined);
+    const lookups = present.map((table) => `, (SELECT doc FROM ${table} WHERE _id = ?)`).join('');
+    const row = this.statements.raw(`SELECT ${STATE_VERSION}${lookups}`).get(...keys.filter((_, i) => tables[i] !== undefined).map((k) => k.id)) as unknown[];
+    if (row[0] !== this.schema.version) return STALE;
+    let column = 1;
+    return tables.map((table) => {
+      if (table === undefined) return null;
+      const text = row[column++] as string | null;
+      return text === null ? null : parseDoc(text);
+    });
   }
 
   find(name: string, filter: Filter, options: FindOptions): Doc[] {

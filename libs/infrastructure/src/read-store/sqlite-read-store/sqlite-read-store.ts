@@ -18,6 +18,7 @@ import { applyUpdate } from '../document-update';
 import type {
   CheckpointRecord,
   Doc,
+  DocKey,
   Filter,
   ParkedEvent,
   ProjectionBatch,
@@ -120,6 +121,10 @@ export class SqliteReadStore implements ReadStore {
       },
       countDocuments: async (filter) => this.tx.readQuery(() => this.reads.count(name, filter)),
     };
+  }
+
+  async findByIds(keys: readonly DocKey[]): Promise<Array<Doc | null>> {
+    return keys.length === 0 ? [] : this.tx.readPoint(() => this.reads.points(keys));
   }
 
   /** Diagnostics and tests: how a query would run. */

@@ -20,6 +20,17 @@ export class StatementCache {
     return s;
   }
 
+  /** The statement for `sql`, prepared once, answering rows as arrays of their columns. */
+  raw(sql: string): Statement {
+    const key = `A${sql}`;
+    let s = this.statements.get(key);
+    if (!s) {
+      s = this.db.prepare(sql).raw();
+      this.statements.set(key, s);
+    }
+    return s;
+  }
+
   /** After a schema change: a statement may name a table that no longer exists. */
   clear(): void {
     this.statements.clear();
