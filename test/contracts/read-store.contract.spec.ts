@@ -6,6 +6,7 @@ import { MongoClient } from 'mongodb';
 import { MongoReadStore, SqliteReadStore, createReadStore } from '@svc/infrastructure/read-store';
 import { RETIRE_AFTER_MS } from '@svc/infrastructure/read-store/mongo-read-store';
 import type { Doc, ProjectionBatch, WriteOp } from '@svc/infrastructure/read-store';
+import type { IndexKey } from '@svc/infrastructure/read-store/read-store.port';
 import { ReadStoreFixture, describeReadStoreContract } from './read-store.contract';
 
 /** What SQLite itself says about a collection's table, read over a connection of its own. */
@@ -103,6 +104,70 @@ describe('SqliteReadStore pushdown', () => {
     expect(partial.where).toContain('"p:toolName"');
     // ...except a literal prefix, suffix or contains pattern (what filter wildcards compile to).
     expect(store.explain('notes', { ...listNotes, name: { $regex: '^notes/1' } }, newestFirst)).toMatchObject({ exactFilter: true, sortPushedDown: true });
+  });
+
+  it('continues each path index with the list order, so a filtered List reads one index range in order', async () => {
+    const order: IndexKey[] = [
+      { path: 'createTime', direction: -1 },
+      { path: 'name', direction: 1 },
+      { path: '_id', direction: 1 },
+      { path: 'deleteTime', direction: 1 },
+    ];
+    await store.commit({ checkpoint: 'notes', position: { commit: 3n, prepare: 3n }, ops: [note(1), note(2), note(3)] });
+    await store.ensureIndexes('notes', ['toolName', 'createTime', 'name', 'deleteTime'], order);
+    const columns = (index: string) => {
+      const db = new Database(fixture.file, { readonly: true });
+      try {
+        const rows = db.prepare(`SELECT name, "desc" FROM pragma_index_xinfo(?) WHERE key = 1`).all(index) as { name: string; desc: number }[];
+        return rows.map((r) => `${r.name}${r.desc ? ' desc' : ''}`);
+      } finally {
+        db.close();
+      }
+    };
+    expect(columns('ix:notes:toolName')).toEqual(['_org', 'p:toolName', 'p:createTime desc', 'p:name', '_id', 'p:deleteTime']);
+    expect(columns('ix:notes:createTime')).toEqual(['_org', 'p:createTime', 'p:name', '_id', 'p:deleteTime']);
+    // The List's page keys come from that index alone: no sort, no table read until the page is known.
+    const plan = store.explain('notes', listNotes, newestFirst);
+    const db = new Database(fixture.file, { readonly: true });
+    try {
+      const keys = `SELECT rowid FROM ${plan.table} WHERE ${plan.where} ORDER BY "p:createTime" DESC, "p:name" ASC, _id ASC LIMIT 51`;
+      const steps = (db.prepare(`EXPLAIN QUERY PLAN ${keys}`).all(...plan.params) as { detail: string }[]).map((r) => r.detail);
+      expect(steps).toEqual([expect.stringContaining('USING COVERING INDEX ix:notes:toolName')]);
+    } finally {
+      db.close();
+    }
+    expect((await store.collection('notes').find(listNotes, { sort: newestFirst })).map((d) => d.name)).toEqual(['notes/3', 'notes/1']);
+    // Kept with the collection: another instance declaring a path later builds its index the same way.
+    const other = new SqliteReadStore({ file: fixture.file });
+    try {
+      await other.ensureIndexes('notes', ['displayName']);
+      expect(columns('ix:notes:displayName')).toEqual(['_org', 'p:displayName', 'p:createTime desc', 'p:name', '_id', 'p:deleteTime']);
+    } finally {
+      await other.close();
+    }
+    // A new order rebuilds the indexes.
+    await store.ensureIndexes('notes', ['toolName'], [{ path: 'name', direction: 1 }]);
+    expect(columns('ix:notes:toolName')).toEqual(['_org', 'p:toolName', 'p:name']);
+  });
+
+  it('opens a read store written before list orders were kept', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'svc-read-store-old-'));
+    try {
+      const file = join(dir, 'read.db');
+      const old = new Database(file);
+      old.exec('CREATE TABLE _rs_collections (name TEXT PRIMARY KEY, org_flags INTEGER NOT NULL DEFAULT 0)');
+      old.close();
+      const reopened = new SqliteReadStore({ file });
+      try {
+        await reopened.ensureIndexes('notes', ['toolName'], [{ path: 'createTime', direction: -1 }]);
+        await reopened.commit({ checkpoint: 'notes', position: { commit: 1n, prepare: 1n }, ops: [note(1)] });
+        expect(await reopened.collection('notes').find({ _org: 'acme', toolName: 'x' })).toEqual([expect.objectContaining({ name: 'notes/1' })]);
+      } finally {
+        await reopened.close();
+      }
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   it('stops pushing a path down once it holds an array, also for another instance', async () => {

@@ -567,7 +567,14 @@ export function describeReadStoreContract(name: string, make: () => Promise<Read
       it('returns the same documents in the same order as mingo with a reference sort, with and without ensureIndexes', async () => {
         const plain = fresh('r_plain');
         const indexed = fresh('r_indexed');
-        await store.ensureIndexes(indexed, ['kind', 'score', 'rank', 'flag', 'createTime', 'meta.level', 'tags', 'deleteTime', 'name']);
+        // With a list order, as the projections declare: every path index continues with it.
+        const listOrder = [
+          { path: 'createTime', direction: -1 },
+          { path: 'name', direction: 1 },
+          { path: '_id', direction: 1 },
+          { path: 'deleteTime', direction: 1 },
+        ] as const;
+        await store.ensureIndexes(indexed, ['kind', 'score', 'rank', 'flag', 'createTime', 'meta.level', 'tags', 'deleteTime', 'name'], listOrder);
         let docs = Array.from({ length: 500 }, (_, i) => makeDoc(i));
         const write = async (at: number, ds: (Doc & { _id: string })[]): Promise<void> => {
           const ops = (collection: string): WriteOp[] =>

@@ -134,7 +134,9 @@ export class Projector {
     this.restartReason = null;
     if (!this.indexed) {
       for (const projection of this.projections) {
-        for (const [collection, paths] of Object.entries(projection.indexes)) await this.reads.ensureIndexes(collection, paths);
+        for (const [collection, paths] of Object.entries(projection.indexes)) {
+          await this.reads.ensureIndexes(collection, paths, projection.listOrder?.[collection]);
+        }
       }
       this.indexed = true;
     }

@@ -8,7 +8,7 @@ import { applyResourceEvent, resourceDecider } from '@svc/domain/shared/resource
 import type { RecordedEvent } from '../event-store/event-store.port';
 import { SqliteReadStore } from '../read-store';
 import { docId, type ProjectedEvent } from './projection';
-import { resourceProjection } from './resource.projection';
+import { listOrder, resourceProjection } from './resource.projection';
 
 const boxSpec: ResourceSpec = {
   kind: 'Box',
@@ -23,7 +23,7 @@ const boxSpec: ResourceSpec = {
   actions: { Grow: (r, input) => ({ event: 'BoxGrown', set: { size: input.size }, data: { from: r.size ?? null } }) },
 };
 const itemSpec: ResourceSpec = { ...boxSpec, kind: 'BoxItem', collection: 'items', parent: boxSpec, store: 'boxItems', snapshots: false, actions: undefined };
-const api = { filters: {}, orderBy: {} } as unknown as ResourceApi;
+const api = { filters: {}, orderBy: {}, defaultOrder: '' } as unknown as ResourceApi;
 
 const at = (now: string): Actor => ({ org: 'acme', actor: 'users/a', subject: 'users/a', permissions: [], now });
 
@@ -125,5 +125,24 @@ describe('resourceProjection', () => {
     const projection = resourceProjection(boxSpec, api);
     const foreign = projectedEvent(itemSpec, 'boxes/b1/items/i1', { type: 'BoxItemDeleted', data: { deleteTime: '2024-01-01T00:00:00Z' } }, 1);
     expect(projection.handle(foreign)).toEqual([]);
+  });
+});
+
+describe('listOrder', () => {
+  it('is the order a List reads in when the caller names none, then _id and deleteTime', () => {
+    const notes = { orderBy: { create_time: 'createTime', display_name: 'displayName' }, defaultOrder: 'create_time desc' };
+    expect(listOrder(notes)).toEqual([
+      { path: 'createTime', direction: -1 },
+      { path: 'name', direction: 1 },
+      { path: '_id', direction: 1 },
+      { path: 'deleteTime', direction: 1 },
+    ]);
+    expect(resourceProjection(boxSpec, { ...api, ...notes }).listOrder).toEqual({ boxes: listOrder(notes) });
+    // Ordered by name (the catalog): name once.
+    expect(listOrder({ orderBy: { name: 'name' }, defaultOrder: 'name' })).toEqual([
+      { path: 'name', direction: 1 },
+      { path: '_id', direction: 1 },
+      { path: 'deleteTime', direction: 1 },
+    ]);
   });
 });

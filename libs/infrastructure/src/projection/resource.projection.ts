@@ -1,7 +1,8 @@
 import type { ChangelogApi, FilterSchema, ResourceApi } from '@svc/contracts/shared/resource-api';
 import { parentName, resourceStreamId, storeOf, type ResourceEvent, type ResourceSpec } from '@svc/domain/shared/resource';
 import { resourceChange } from '@svc/domain/shared/resource.decider';
-import type { WriteOp } from '../read-store/read-store.port';
+import { parseOrderBy } from '../query/order-by';
+import type { IndexKey, WriteOp } from '../read-store/read-store.port';
 import { docId, type Projection } from './projection';
 
 /** Paths worth indexing for a resource: everything it can be filtered or ordered by, plus soft delete. */
@@ -10,6 +11,16 @@ export function indexedPaths(filters: FilterSchema, orderBy: Record<string, stri
   for (const field of Object.values(filters)) if (field.type !== 'map' && field.indexed !== false) paths.add(field.path);
   for (const path of Object.values(orderBy)) paths.add(path);
   return [...paths];
+}
+
+/**
+ * The order a List of the resource reads in when the caller names none (its default order, `name`
+ * as the tie-breaker, as the List handler sorts), then `_id` and `deleteTime`, which the SQLite
+ * store's sort and every List's soft-delete check read: the indexes continue with it.
+ */
+export function listOrder(api: Pick<ResourceApi, 'orderBy' | 'defaultOrder' | 'nameSortable'>): IndexKey[] {
+  const keys = parseOrderBy(undefined, api.orderBy, api.defaultOrder, { nameSortable: api.nameSortable });
+  return [...keys.map((k) => ({ path: k.path, direction: k.direction })), { path: '_id', direction: 1 }, { path: 'deleteTime', direction: 1 }];
 }
 
 /** Indexes of a changelog's entries: by parent first, then what its list filters and orders by. */
@@ -33,6 +44,7 @@ export function resourceProjection(spec: ResourceSpec, api: ResourceApi): Projec
     version: 1,
     collections: [collection],
     indexes: { [collection]: [...(spec.parent ? ['_parent'] : []), ...indexedPaths(api.filters, api.orderBy)] },
+    listOrder: { [collection]: listOrder(api) },
     handle(e) {
       if (!e.record.streamId.startsWith(prefix)) return [];
       const change = resourceChange(e.event as ResourceEvent);

@@ -21,6 +21,7 @@ import type {
   Doc,
   DocKey,
   FindOptions,
+  IndexKey,
   ParkedEvent,
   ProjectionBatch,
   ReadCollection,
@@ -88,8 +89,8 @@ export class MongoReadStore implements ReadStore {
   private aliases = new Map<string, string>();
   private aliasesLoadedAt = 0;
   private aliasLoad: Promise<void> | null = null;
-  /** Collections in a bulk load (beginBulk .. endBulk) -> paths declared meanwhile, indexed at the end. */
-  private readonly bulk = new Map<string, Set<string>>();
+  /** Collections in a bulk load (beginBulk .. endBulk) -> paths (and list order) declared meanwhile, indexed at the end. */
+  private readonly bulk = new Map<string, { paths: Set<string>; listOrder?: readonly IndexKey[] }>();
   private retireTimer: NodeJS.Timeout | null = null;
 
   private constructor(
@@ -144,16 +145,21 @@ export class MongoReadStore implements ReadStore {
     return Promise.all(keys.map((k) => this.collection(k.collection).findOne({ _id: k.id })));
   }
 
-  async ensureIndexes(collection: string, paths: string[]): Promise<void> {
+  async ensureIndexes(collection: string, paths: string[], listOrder?: readonly IndexKey[]): Promise<void> {
     const deferred = this.bulk.get(collection);
     if (deferred) {
       // Built once the documents are in (endBulk), instead of maintained document by document.
-      for (const path of paths) deferred.add(path);
+      for (const path of paths) deferred.paths.add(path);
+      if (listOrder) deferred.listOrder = listOrder;
       return;
     }
     const coll = await this.physicalCollection(collection);
+    // Each path's index continues with the list order (see the port); an index declared earlier
+    // without it stays until the collection is rebuilt, and MongoDB picks the better one.
     for (const path of new Set(paths)) {
-      if (path !== '_org') await coll.createIndex({ _org: 1, [path]: 1 });
+      if (path === '_org') continue;
+      const rest = (listOrder ?? []).filter((k) => k.path !== path).map((k) => [k.path, k.direction]);
+      await coll.createIndex({ _org: 1, [path]: 1, ...Object.fromEntries(rest) });
     }
     await coll.createIndex({ _org: 1, _id: 1 });
   }
@@ -195,14 +201,14 @@ export class MongoReadStore implements ReadStore {
     if (this.aliases.has(physical) || [...this.aliases.values()].includes(physical)) {
       throw new Error(`collection '${physical}' is served under an alias; a bulk load needs a fresh physical collection`);
     }
-    if (!this.bulk.has(physical)) this.bulk.set(physical, new Set());
+    if (!this.bulk.has(physical)) this.bulk.set(physical, { paths: new Set() });
   }
 
   async endBulk(physical: string): Promise<void> {
-    const paths = this.bulk.get(physical);
-    if (!paths) return;
+    const deferred = this.bulk.get(physical);
+    if (!deferred) return;
     this.bulk.delete(physical);
-    await this.ensureIndexes(physical, [...paths]);
+    await this.ensureIndexes(physical, [...deferred.paths], deferred.listOrder);
   }
 
   /** Inside a transaction a failed upsert would abort everything, so read the position first. */

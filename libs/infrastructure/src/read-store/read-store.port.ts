@@ -67,6 +67,12 @@ export interface ParkedEvent {
   parkedAt: string;
 }
 
+/** A key of an index: a document path (or `_id`) and its direction. */
+export interface IndexKey {
+  path: string;
+  direction: 1 | -1;
+}
+
 /** A document named by its collection (logical name) and `_id`. */
 export interface DocKey {
   collection: string;
@@ -82,8 +88,14 @@ export interface ReadStore {
    * one statement, one snapshot; MongoDB: one findOne per key, concurrently.
    */
   findByIds(keys: readonly DocKey[]): Promise<Array<Doc | null>>;
-  /** Declares paths that queries filter and sort on, so the adapter can index or push them down. Idempotent. */
-  ensureIndexes(collection: string, paths: string[]): Promise<void>;
+  /**
+   * Declares paths that queries filter and sort on, so the adapter can index or push them down.
+   * `listOrder` is the order Lists of the collection read in by default, then what they always
+   * filter on (`deleteTime`): each path's index continues with it, so a List filtering on one path
+   * reads one index range in order and fetches only its page. Left out, the declared one stays.
+   * Idempotent.
+   */
+  ensureIndexes(collection: string, paths: string[], listOrder?: readonly IndexKey[]): Promise<void>;
   /**
    * Applies the ops in order and advances the checkpoint, atomically where the backend can
    * (SQLite: one transaction; MongoDB: a transaction, or position-guarded ops then the checkpoint last).

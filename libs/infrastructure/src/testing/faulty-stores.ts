@@ -19,6 +19,7 @@ import type {
   CheckpointRecord,
   Doc,
   DocKey,
+  IndexKey,
   ParkedEvent,
   ProjectionBatch,
   ReadCollection,
@@ -210,8 +211,8 @@ export class FaultyReadStore implements ReadStore {
     return this.inner.findByIds(keys);
   }
 
-  ensureIndexes(collection: string, paths: string[]): Promise<void> {
-    return this.inner.ensureIndexes(collection, paths);
+  ensureIndexes(collection: string, paths: string[], listOrder?: readonly IndexKey[]): Promise<void> {
+    return this.inner.ensureIndexes(collection, paths, listOrder);
   }
 
   async commit(batch: ProjectionBatch): Promise<void> {

@@ -14,7 +14,7 @@
  */
 import type Database from 'better-sqlite3';
 import { PLAIN_PATH } from '../plain-document';
-import type { Doc } from '../read-store.port';
+import type { Doc, IndexKey } from '../read-store.port';
 import type { Statement, StatementCache } from './statements';
 
 /** An array somewhere on the path, or an object/array value: json_extract cannot mirror MongoDB there. */
@@ -36,6 +36,11 @@ export interface CollectionState {
   /** Flags of `_org`: UNSAFE once a document held a non-string `_org` (the column then is not the field). */
   orgFlags: number;
   paths: Map<string, PathState>;
+  /**
+   * What every path index continues with (ensureIndexes' `listOrder`): a List filtering on one
+   * path then reads one index range in its order, and the table only for its page.
+   */
+  listOrder: IndexKey[];
   /** Statements over this table for its current columns, prepared once (SQL built per row cost as much as the write). */
   stmts: CollectionStatements;
 }
@@ -85,9 +90,23 @@ export function createSchemaTables(db: Database.Database): void {
     CREATE TABLE IF NOT EXISTS _rs_state (k INTEGER PRIMARY KEY, v INTEGER NOT NULL);
     INSERT OR IGNORE INTO _rs_state (k, v) VALUES (1, 0);
     CREATE TABLE IF NOT EXISTS _rs_aliases (logical TEXT PRIMARY KEY, physical TEXT NOT NULL);
-    CREATE TABLE IF NOT EXISTS _rs_collections (name TEXT PRIMARY KEY, org_flags INTEGER NOT NULL DEFAULT 0);
+    CREATE TABLE IF NOT EXISTS _rs_collections (name TEXT PRIMARY KEY, org_flags INTEGER NOT NULL DEFAULT 0, list_order TEXT NOT NULL DEFAULT '');
     CREATE TABLE IF NOT EXISTS _rs_paths (coll TEXT NOT NULL, path TEXT NOT NULL, flags INTEGER NOT NULL, PRIMARY KEY (coll, path));
   `);
+  // Read stores written before list orders were kept (the caller holds a write transaction).
+  const columns = db.prepare(`SELECT name FROM pragma_table_info('_rs_collections')`).pluck().all() as string[];
+  if (!columns.includes('list_order')) db.exec(`ALTER TABLE _rs_collections ADD COLUMN list_order TEXT NOT NULL DEFAULT ''`);
+}
+
+/** `createTime:-1,name:1`: a list order as `_rs_collections` keeps it. */
+const encodeOrder = (order: readonly IndexKey[]): string => order.map((k) => `${k.path}:${k.direction}`).join(',');
+
+function decodeOrder(text: string): IndexKey[] {
+  if (text === '') return [];
+  return text.split(',').map((item) => {
+    const at = item.lastIndexOf(':');
+    return { path: item.slice(0, at), direction: item.slice(at + 1) === '-1' ? -1 : 1 };
+  });
 }
 
 /** Paths that can be materialized; others (array indexes, odd characters) simply stay in mingo. */
@@ -135,8 +154,9 @@ export class SchemaCache {
       aliases.set(r.logical, r.physical);
     }
     const collections = new Map<string, CollectionState>();
-    for (const r of this.stmt('SELECT name, org_flags AS orgFlags FROM _rs_collections').all() as { name: string; orgFlags: number }[]) {
-      collections.set(r.name, { table: tableName(r.name), orgFlags: r.orgFlags, paths: new Map(), stmts: {} });
+    const rows = this.stmt('SELECT name, org_flags AS orgFlags, list_order AS listOrder FROM _rs_collections').all() as { name: string; orgFlags: number; listOrder: string }[];
+    for (const r of rows) {
+      collections.set(r.name, { table: tableName(r.name), orgFlags: r.orgFlags, paths: new Map(), listOrder: decodeOrder(r.listOrder), stmts: {} });
     }
     for (const r of this.stmt('SELECT coll, path, flags FROM _rs_paths').all() as { coll: string; path: string; flags: number }[]) {
       collections.get(r.coll)?.paths.set(r.path, pathState(r.path, r.flags));
@@ -189,7 +209,7 @@ export class SchemaCache {
     if (physical === '') throw new Error('collection name must not be empty');
     const table = tableName(physical);
     this.db.exec(`CREATE TABLE IF NOT EXISTS ${table} (_id TEXT PRIMARY KEY, _org TEXT, _pos INTEGER, doc TEXT NOT NULL)`);
-    const coll: CollectionState = { table, orgFlags: 0, paths: new Map(), stmts: {} };
+    const coll: CollectionState = { table, orgFlags: 0, paths: new Map(), listOrder: [], stmts: {} };
     if (!this.hooks.indexesDeferred(physical)) this.createIndexes(physical, coll);
     this.stmt('INSERT OR IGNORE INTO _rs_collections (name, org_flags) VALUES (?, 0)').run(physical);
     this.state.collections.set(physical, coll);
@@ -197,12 +217,38 @@ export class SchemaCache {
     return coll;
   }
 
-  /** The secondary indexes: `(_org, _id)` and `(_org, column)` per declared path. */
+  /** The secondary indexes: `(_org, _id)` and one per declared path (pathIndex). */
   indexDefinitions(physical: string, coll: CollectionState): string[] {
-    return [
-      `CREATE INDEX IF NOT EXISTS ${quote(`ix:${physical}#org`)} ON ${coll.table} (_org, _id)`,
-      ...[...coll.paths].map(([path, p]) => `CREATE INDEX IF NOT EXISTS ${quote(`ix:${physical}:${path}`)} ON ${coll.table} (_org, ${p.column})`),
-    ];
+    return [`CREATE INDEX IF NOT EXISTS ${quote(`ix:${physical}#org`)} ON ${coll.table} (_org, _id)`, ...[...coll.paths.keys()].map((path) => this.pathIndex(physical, coll, path))];
+  }
+
+  /**
+   * `(_org, column, ...list order)`: equality on the path, then the collection's list order (each
+   * key in its direction), so a List filtering on the path needs no sort and reads its keys, and
+   * the soft-delete check, from the index alone.
+   */
+  private pathIndex(physical: string, coll: CollectionState, path: string): string {
+    const column = (key: string): string | undefined => (key === '_id' ? '_id' : coll.paths.get(key)?.column);
+    const rest = coll.listOrder.filter((k) => k.path !== path && column(k.path) !== undefined).map((k) => `${column(k.path)}${k.direction === -1 ? ' DESC' : ''}`);
+    return `CREATE INDEX IF NOT EXISTS ${quote(`ix:${physical}:${path}`)} ON ${coll.table} (${['_org', column(path), ...rest].join(', ')})`;
+  }
+
+  /** Sets the list order every path index continues with, rebuilding those indexes (unless deferred by a bulk load). */
+  setListOrder(physical: string, coll: CollectionState, order: IndexKey[]): void {
+    coll.listOrder = order;
+    this.stmt('UPDATE _rs_collections SET list_order = ? WHERE name = ?').run(encodeOrder(order), physical);
+    if (!this.hooks.indexesDeferred(physical)) {
+      for (const path of coll.paths.keys()) {
+        this.db.exec(`DROP INDEX IF EXISTS ${quote(`ix:${physical}:${path}`)}`);
+        this.db.exec(this.pathIndex(physical, coll, path));
+      }
+    }
+    this.bump();
+  }
+
+  /** The list order stored for the collection, as ensureIndexes compares it. */
+  listOrderOf(coll: CollectionState): string {
+    return encodeOrder(coll.listOrder);
   }
 
   createIndexes(physical: string, coll: CollectionState): void {
@@ -220,10 +266,10 @@ export class SchemaCache {
     if (!columns.includes(`p:${path}`)) this.db.exec(`ALTER TABLE ${coll.table} ADD COLUMN ${state.column}`);
     // For scalars json_extract returns exactly what inspectPath writes (booleans as 1/0, null as NULL).
     this.db.exec(`UPDATE ${coll.table} SET ${state.column} = json_extract(doc, '$.${path}')`);
-    // A bulk load builds its indexes once its rows are in (endBulk).
-    if (!this.hooks.indexesDeferred(physical)) this.db.exec(`CREATE INDEX IF NOT EXISTS ${quote(`ix:${physical}:${path}`)} ON ${coll.table} (_org, ${state.column})`);
     this.stmt('INSERT OR REPLACE INTO _rs_paths (coll, path, flags) VALUES (?, ?, ?)').run(physical, path, state.flags);
     coll.paths.set(path, state);
+    // A bulk load builds its indexes once its rows are in (endBulk).
+    if (!this.hooks.indexesDeferred(physical)) this.db.exec(this.pathIndex(physical, coll, path));
     coll.stmts = {}; // the write statements list the columns
     this.bump();
   }

@@ -20,6 +20,7 @@ import type {
   Doc,
   DocKey,
   Filter,
+  IndexKey,
   ParkedEvent,
   ProjectionBatch,
   ReadCollection,
@@ -139,19 +140,23 @@ export class SqliteReadStore implements ReadStore {
 
   // ---------------------------------------------------------------- port: writes
 
-  async ensureIndexes(collection: string, paths: string[]): Promise<void> {
-    const wanted = [...new Set(paths)].filter(isDeclarablePath);
+  async ensureIndexes(collection: string, paths: string[], listOrder?: readonly IndexKey[]): Promise<void> {
+    // The list order's paths are declared first, so the path indexes made next already continue with them.
+    const order = listOrder?.filter((k) => k.path === '_id' || isDeclarablePath(k.path));
+    const wanted = [...new Set([...(order ?? []).map((k) => k.path).filter((p) => p !== '_id'), ...paths])].filter(isDeclarablePath);
+    const orderText = order && order.map((k) => `${k.path}:${k.direction}`).join(',');
     let physical = this.schema.physical(collection);
     const done = this.tx.read(() => {
       physical = this.schema.physical(collection);
       const coll = this.schema.collection(physical);
-      return coll !== undefined && wanted.every((p) => coll.paths.has(p));
+      return coll !== undefined && wanted.every((p) => coll.paths.has(p)) && (order === undefined || this.schema.listOrderOf(coll) === orderText);
     });
     if (!done) {
       this.tx.write(() => {
         physical = this.schema.physical(collection);
         const coll = this.schema.ensureTable(physical);
         for (const path of wanted) if (!coll.paths.has(path)) this.schema.declarePath(physical, coll, path);
+        if (order !== undefined && this.schema.listOrderOf(coll) !== orderText) this.schema.setListOrder(physical, coll, order);
       });
     }
     // New indexes over existing rows need statistics now, and so does a collection that has rows
