@@ -1,5 +1,5 @@
 import { randomBytes, scryptSync } from 'node:crypto';
-import { hashSecret, hashSecretAsync, needsRehash, SCRYPT_COST, verifySecret, verifySecretAsync } from './secret-hash';
+import { CredentialDigest, hashSecret, hashSecretAsync, needsRehash, SCRYPT_COST, verifySecret, verifySecretAsync } from './secret-hash';
 
 /** A hash in the first stored format (N=2^14, parameters as bare numbers), as older events hold. */
 function legacyHash(secret: string): string {
@@ -36,5 +36,17 @@ describe('API key secret hashes', () => {
     for (const stored of ['', 'plain', '$scrypt$N=abc$x$y', `$scrypt$N=${2 ** 30},r=8,p=1$AAAA$AAAA`]) {
       expect([stored, verifySecret('s', stored), await verifySecretAsync('s', stored), needsRehash(stored)]).toEqual([stored, false, false, false]);
     }
+  });
+});
+
+describe('CredentialDigest', () => {
+  it('names a pair the same way in one process, and tells pairs and processes apart', () => {
+    const digest = new CredentialDigest();
+    const alice = digest.digest('alice-key', 'alice-secret');
+    expect(digest.digest('alice-key', 'alice-secret')).toBe(alice);
+    expect(alice).not.toContain('alice');
+    expect(digest.digest('alice-key', 'alice-secreT')).not.toBe(alice);
+    expect(digest.digest('alice-ke', 'yalice-secret')).not.toBe(alice);
+    expect(new CredentialDigest().digest('alice-key', 'alice-secret')).not.toBe(alice);
   });
 });
