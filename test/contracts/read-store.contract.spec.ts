@@ -6,7 +6,7 @@ import { MongoClient } from 'mongodb';
 import { MongoReadStore, SqliteReadStore, createReadStore } from '@svc/infrastructure/read-store';
 import { RETIRE_AFTER_MS } from '@svc/infrastructure/read-store/mongo-read-store';
 import type { Doc, ProjectionBatch, WriteOp } from '@svc/infrastructure/read-store';
-import type { IndexKey } from '@svc/infrastructure/read-store/read-store.port';
+import type { ListIndexes } from '@svc/infrastructure/read-store/read-store.port';
 import { ReadStoreFixture, describeReadStoreContract } from './read-store.contract';
 
 /** What SQLite itself says about a collection's table, read over a connection of its own. */
@@ -106,15 +106,18 @@ describe('SqliteReadStore pushdown', () => {
     expect(store.explain('notes', { ...listNotes, name: { $regex: '^notes/1' } }, newestFirst)).toMatchObject({ exactFilter: true, sortPushedDown: true });
   });
 
-  it('continues each path index with the list order, so a filtered List reads one index range in order', async () => {
-    const order: IndexKey[] = [
-      { path: 'createTime', direction: -1 },
-      { path: 'name', direction: 1 },
-      { path: '_id', direction: 1 },
-      { path: 'deleteTime', direction: 1 },
-    ];
+  it('continues the index of a List equality path with the list order, so a filtered List reads one index range in order', async () => {
+    const list: ListIndexes = {
+      order: [
+        { path: 'createTime', direction: -1 },
+        { path: 'name', direction: 1 },
+        { path: '_id', direction: 1 },
+        { path: 'deleteTime', direction: 1 },
+      ],
+      paths: ['toolName', 'displayName'],
+    };
     await store.commit({ checkpoint: 'notes', position: { commit: 3n, prepare: 3n }, ops: [note(1), note(2), note(3)] });
-    await store.ensureIndexes('notes', ['toolName', 'createTime', 'name', 'deleteTime'], order);
+    await store.ensureIndexes('notes', ['toolName', 'createTime', 'name', 'deleteTime'], list);
     const columns = (index: string) => {
       const db = new Database(fixture.file, { readonly: true });
       try {
@@ -125,7 +128,8 @@ describe('SqliteReadStore pushdown', () => {
       }
     };
     expect(columns('ix:notes:toolName')).toEqual(['_org', 'p:toolName', 'p:createTime desc', 'p:name', '_id', 'p:deleteTime']);
-    expect(columns('ix:notes:createTime')).toEqual(['_org', 'p:createTime', 'p:name', '_id', 'p:deleteTime']);
+    // Paths Lists do not filter on by equality keep a narrow index (every index costs every write).
+    expect(columns('ix:notes:createTime')).toEqual(['_org', 'p:createTime']);
     // The List's page keys come from that index alone: no sort, no table read until the page is known.
     const plan = store.explain('notes', listNotes, newestFirst);
     const db = new Database(fixture.file, { readonly: true });
@@ -145,9 +149,10 @@ describe('SqliteReadStore pushdown', () => {
     } finally {
       await other.close();
     }
-    // A new order rebuilds the indexes.
-    await store.ensureIndexes('notes', ['toolName'], [{ path: 'name', direction: 1 }]);
+    // New List indexes rebuild the path indexes.
+    await store.ensureIndexes('notes', ['toolName'], { order: [{ path: 'name', direction: 1 }], paths: ['toolName'] });
     expect(columns('ix:notes:toolName')).toEqual(['_org', 'p:toolName', 'p:name']);
+    expect(columns('ix:notes:displayName')).toEqual(['_org', 'p:displayName']);
   });
 
   it('opens a read store written before list orders were kept', async () => {
@@ -159,7 +164,7 @@ describe('SqliteReadStore pushdown', () => {
       old.close();
       const reopened = new SqliteReadStore({ file });
       try {
-        await reopened.ensureIndexes('notes', ['toolName'], [{ path: 'createTime', direction: -1 }]);
+        await reopened.ensureIndexes('notes', ['toolName'], { order: [{ path: 'createTime', direction: -1 }], paths: ['toolName'] });
         await reopened.commit({ checkpoint: 'notes', position: { commit: 1n, prepare: 1n }, ops: [note(1)] });
         expect(await reopened.collection('notes').find({ _org: 'acme', toolName: 'x' })).toEqual([expect.objectContaining({ name: 'notes/1' })]);
       } finally {

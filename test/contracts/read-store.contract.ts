@@ -5,7 +5,7 @@
  */
 import { Query } from 'mingo';
 import type { Position } from '@svc/infrastructure/event-store/event-store.port';
-import type { Doc, Filter, ProjectionBatch, ReadStore, Sort, WriteOp } from '@svc/infrastructure/read-store/read-store.port';
+import type { Doc, Filter, ListIndexes, ProjectionBatch, ReadStore, Sort, WriteOp } from '@svc/infrastructure/read-store/read-store.port';
 import { describeFilterContract } from './read-store-filters.contract';
 
 export interface ReadStoreFixture {
@@ -567,14 +567,17 @@ export function describeReadStoreContract(name: string, make: () => Promise<Read
       it('returns the same documents in the same order as mingo with a reference sort, with and without ensureIndexes', async () => {
         const plain = fresh('r_plain');
         const indexed = fresh('r_indexed');
-        // With a list order, as the projections declare: every path index continues with it.
-        const listOrder = [
-          { path: 'createTime', direction: -1 },
-          { path: 'name', direction: 1 },
-          { path: '_id', direction: 1 },
-          { path: 'deleteTime', direction: 1 },
-        ] as const;
-        await store.ensureIndexes(indexed, ['kind', 'score', 'rank', 'flag', 'createTime', 'meta.level', 'tags', 'deleteTime', 'name'], listOrder);
+        // With List indexes, as the projections declare them: the equality paths' indexes continue with the order.
+        const list: ListIndexes = {
+          order: [
+            { path: 'createTime', direction: -1 },
+            { path: 'name', direction: 1 },
+            { path: '_id', direction: 1 },
+            { path: 'deleteTime', direction: 1 },
+          ],
+          paths: ['kind', 'flag', 'tags', 'score'],
+        };
+        await store.ensureIndexes(indexed, ['kind', 'score', 'rank', 'flag', 'createTime', 'meta.level', 'tags', 'deleteTime', 'name'], list);
         let docs = Array.from({ length: 500 }, (_, i) => makeDoc(i));
         const write = async (at: number, ds: (Doc & { _id: string })[]): Promise<void> => {
           const ops = (collection: string): WriteOp[] =>

@@ -12,14 +12,14 @@ export function combineProjections(name: string, version: number, parts: readonl
       indexes[collection] = [...new Set([...(indexes[collection] ?? []), ...paths])];
     }
   }
-  // Each collection has one writer part, whose list order it keeps.
-  const listOrder = Object.assign({}, ...parts.map((part) => part.listOrder ?? {})) as NonNullable<Projection['listOrder']>;
+  // Each collection has one writer part, whose List indexes it keeps.
+  const listIndexes = Object.assign({}, ...parts.map((part) => part.listIndexes ?? {})) as NonNullable<Projection['listIndexes']>;
   return {
     name,
     version,
     collections: [...new Set(parts.flatMap((part) => part.collections))],
     indexes,
-    listOrder,
+    listIndexes,
     handle: (event) => parts.flatMap((part) => part.handle(event)),
   };
 }

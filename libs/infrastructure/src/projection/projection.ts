@@ -1,6 +1,6 @@
 import type { DomainEvent } from '@svc/domain/shared/decider';
 import type { RecordedEvent } from '../event-store/event-store.port';
-import type { IndexKey, WriteOp } from '../read-store/read-store.port';
+import type { ListIndexes, WriteOp } from '../read-store/read-store.port';
 
 /** A recorded event with its upcast domain payload. */
 export interface ProjectedEvent {
@@ -26,8 +26,8 @@ export interface Projection {
   collections: string[];
   /** Paths queries filter or sort on, per collection. */
   indexes: Record<string, string[]>;
-  /** Per collection, the order its Lists read in by default (ReadStore.ensureIndexes' `listOrder`). */
-  listOrder?: Record<string, readonly IndexKey[]>;
+  /** Per collection, how its Lists read (ReadStore.ensureIndexes' `list`). */
+  listIndexes?: Record<string, ListIndexes>;
   handle(event: ProjectedEvent): WriteOp[];
 }
 

@@ -8,7 +8,7 @@ import { applyResourceEvent, resourceDecider } from '@svc/domain/shared/resource
 import type { RecordedEvent } from '../event-store/event-store.port';
 import { SqliteReadStore } from '../read-store';
 import { docId, type ProjectedEvent } from './projection';
-import { listOrder, resourceProjection } from './resource.projection';
+import { listIndexes, resourceProjection } from './resource.projection';
 
 const boxSpec: ResourceSpec = {
   kind: 'Box',
@@ -128,21 +128,43 @@ describe('resourceProjection', () => {
   });
 });
 
-describe('listOrder', () => {
-  it('is the order a List reads in when the caller names none, then _id and deleteTime', () => {
-    const notes = { orderBy: { create_time: 'createTime', display_name: 'displayName' }, defaultOrder: 'create_time desc' };
-    expect(listOrder(notes)).toEqual([
-      { path: 'createTime', direction: -1 },
-      { path: 'name', direction: 1 },
-      { path: '_id', direction: 1 },
-      { path: 'deleteTime', direction: 1 },
-    ]);
-    expect(resourceProjection(boxSpec, { ...api, ...notes }).listOrder).toEqual({ boxes: listOrder(notes) });
-    // Ordered by name (the catalog): name once.
-    expect(listOrder({ orderBy: { name: 'name' }, defaultOrder: 'name' })).toEqual([
-      { path: 'name', direction: 1 },
-      { path: '_id', direction: 1 },
-      { path: 'deleteTime', direction: 1 },
-    ]);
+describe('listIndexes', () => {
+  const notes = {
+    filters: {
+      name: { type: 'string', path: 'name' },
+      create_time: { type: 'timestamp', path: 'createTime' },
+      display_name: { type: 'string', path: 'displayName' },
+      description: { type: 'string', path: 'description', indexed: false },
+      tool_name: { type: 'string', path: 'toolName' },
+      state: { type: 'enum', path: 'state' },
+      size: { type: 'number', path: 'size' },
+    },
+    orderBy: { create_time: 'createTime', display_name: 'displayName' },
+    defaultOrder: 'create_time desc',
+  } as const;
+
+  it('reads in the default order, then _id and deleteTime, on the indexed string, enum and boolean fields', () => {
+    expect(listIndexes(notes)).toEqual({
+      order: [
+        { path: 'createTime', direction: -1 },
+        { path: 'name', direction: 1 },
+        { path: '_id', direction: 1 },
+        { path: 'deleteTime', direction: 1 },
+      ],
+      paths: ['displayName', 'toolName', 'state'],
+    });
+    expect(resourceProjection(boxSpec, { ...api, ...notes }).listIndexes).toEqual({ boxes: listIndexes(notes) });
+    // A nested resource's Lists are scoped by their parent.
+    expect(resourceProjection(itemSpec, { ...api, ...notes }).listIndexes?.boxItems.paths).toEqual(['_parent', 'displayName', 'toolName', 'state']);
+    // Ordered by name (the catalog): name once, and not as an equality path.
+    expect(listIndexes({ ...notes, defaultOrder: 'display_name' })).toEqual({
+      order: [
+        { path: 'displayName', direction: 1 },
+        { path: 'name', direction: 1 },
+        { path: '_id', direction: 1 },
+        { path: 'deleteTime', direction: 1 },
+      ],
+      paths: ['toolName', 'state'],
+    });
   });
 });

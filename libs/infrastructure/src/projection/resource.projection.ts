@@ -2,7 +2,7 @@ import type { ChangelogApi, FilterSchema, ResourceApi } from '@svc/contracts/sha
 import { parentName, resourceStreamId, storeOf, type ResourceEvent, type ResourceSpec } from '@svc/domain/shared/resource';
 import { resourceChange } from '@svc/domain/shared/resource.decider';
 import { parseOrderBy } from '../query/order-by';
-import type { IndexKey, WriteOp } from '../read-store/read-store.port';
+import type { IndexKey, ListIndexes, WriteOp } from '../read-store/read-store.port';
 import { docId, type Projection } from './projection';
 
 /** Paths worth indexing for a resource: everything it can be filtered or ordered by, plus soft delete. */
@@ -13,14 +13,22 @@ export function indexedPaths(filters: FilterSchema, orderBy: Record<string, stri
   return [...paths];
 }
 
+/** Filter types a List compares by equality; a time or a number is a range more often than not. */
+const EQUALITY_TYPES: ReadonlySet<string> = new Set(['string', 'enum', 'boolean']);
+
 /**
- * The order a List of the resource reads in when the caller names none (its default order, `name`
- * as the tie-breaker, as the List handler sorts), then `_id` and `deleteTime`, which the SQLite
- * store's sort and every List's soft-delete check read: the indexes continue with it.
+ * How a resource's Lists read (ReadStore.ensureIndexes' `list`): in the order they use when the
+ * caller names none (the default order, `name` as the tie-breaker, as the List handler sorts), then
+ * `_id` and `deleteTime` (the SQLite store's last sort key and every List's soft-delete check);
+ * filtering by equality on an indexed string, enum or boolean field (or on `scope`, a nested
+ * resource's `_parent`), except the order's own fields.
  */
-export function listOrder(api: Pick<ResourceApi, 'orderBy' | 'defaultOrder' | 'nameSortable'>): IndexKey[] {
+export function listIndexes(api: Pick<ResourceApi, 'filters' | 'orderBy' | 'defaultOrder' | 'nameSortable'>, scope: readonly string[] = []): ListIndexes {
   const keys = parseOrderBy(undefined, api.orderBy, api.defaultOrder, { nameSortable: api.nameSortable });
-  return [...keys.map((k) => ({ path: k.path, direction: k.direction })), { path: '_id', direction: 1 }, { path: 'deleteTime', direction: 1 }];
+  const order: IndexKey[] = [...keys.map((k) => ({ path: k.path, direction: k.direction })), { path: '_id', direction: 1 }, { path: 'deleteTime', direction: 1 }];
+  const inOrder = new Set(order.map((k) => k.path));
+  const filtered = Object.values(api.filters).filter((f) => f.indexed !== false && EQUALITY_TYPES.has(f.type)).map((f) => f.path);
+  return { order, paths: [...new Set([...scope, ...filtered])].filter((p) => !inOrder.has(p)) };
 }
 
 /** Indexes of a changelog's entries: by parent first, then what its list filters and orders by. */
@@ -44,7 +52,7 @@ export function resourceProjection(spec: ResourceSpec, api: ResourceApi): Projec
     version: 1,
     collections: [collection],
     indexes: { [collection]: [...(spec.parent ? ['_parent'] : []), ...indexedPaths(api.filters, api.orderBy)] },
-    listOrder: { [collection]: listOrder(api) },
+    listIndexes: { [collection]: listIndexes(api, spec.parent ? ['_parent'] : []) },
     handle(e) {
       if (!e.record.streamId.startsWith(prefix)) return [];
       const change = resourceChange(e.event as ResourceEvent);

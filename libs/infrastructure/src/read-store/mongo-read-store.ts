@@ -21,7 +21,7 @@ import type {
   Doc,
   DocKey,
   FindOptions,
-  IndexKey,
+  ListIndexes,
   ParkedEvent,
   ProjectionBatch,
   ReadCollection,
@@ -90,7 +90,7 @@ export class MongoReadStore implements ReadStore {
   private aliasesLoadedAt = 0;
   private aliasLoad: Promise<void> | null = null;
   /** Collections in a bulk load (beginBulk .. endBulk) -> paths (and list order) declared meanwhile, indexed at the end. */
-  private readonly bulk = new Map<string, { paths: Set<string>; listOrder?: readonly IndexKey[] }>();
+  private readonly bulk = new Map<string, { paths: Set<string>; list?: ListIndexes }>();
   private retireTimer: NodeJS.Timeout | null = null;
 
   private constructor(
@@ -145,20 +145,20 @@ export class MongoReadStore implements ReadStore {
     return Promise.all(keys.map((k) => this.collection(k.collection).findOne({ _id: k.id })));
   }
 
-  async ensureIndexes(collection: string, paths: string[], listOrder?: readonly IndexKey[]): Promise<void> {
+  async ensureIndexes(collection: string, paths: string[], list?: ListIndexes): Promise<void> {
     const deferred = this.bulk.get(collection);
     if (deferred) {
       // Built once the documents are in (endBulk), instead of maintained document by document.
       for (const path of paths) deferred.paths.add(path);
-      if (listOrder) deferred.listOrder = listOrder;
+      if (list) deferred.list = list;
       return;
     }
     const coll = await this.physicalCollection(collection);
-    // Each path's index continues with the list order (see the port); an index declared earlier
+    // A List's equality paths continue with its order (see the port); an index declared earlier
     // without it stays until the collection is rebuilt, and MongoDB picks the better one.
-    for (const path of new Set(paths)) {
+    for (const path of new Set([...paths, ...(list?.paths ?? [])])) {
       if (path === '_org') continue;
-      const rest = (listOrder ?? []).filter((k) => k.path !== path).map((k) => [k.path, k.direction]);
+      const rest = list?.paths.includes(path) ? list.order.filter((k) => k.path !== path).map((k) => [k.path, k.direction]) : [];
       await coll.createIndex({ _org: 1, [path]: 1, ...Object.fromEntries(rest) });
     }
     await coll.createIndex({ _org: 1, _id: 1 });
@@ -208,7 +208,7 @@ export class MongoReadStore implements ReadStore {
     const deferred = this.bulk.get(physical);
     if (!deferred) return;
     this.bulk.delete(physical);
-    await this.ensureIndexes(physical, [...deferred.paths], deferred.listOrder);
+    await this.ensureIndexes(physical, [...deferred.paths], deferred.list);
   }
 
   /** Inside a transaction a failed upsert would abort everything, so read the position first. */

@@ -73,6 +73,18 @@ export interface IndexKey {
   direction: 1 | -1;
 }
 
+/**
+ * How a collection's Lists read: the index of each of `paths` (the fields they filter on by
+ * equality) continues with `order` (the order they read in by default, then what they always
+ * filter on, `deleteTime`), so a List filtering on one of them reads one index range in order and
+ * fetches only its page. Other paths keep an index of their own: widening every index would cost
+ * every write for queries that gain nothing (a range on a time, the order's own fields).
+ */
+export interface ListIndexes {
+  order: readonly IndexKey[];
+  paths: readonly string[];
+}
+
 /** A document named by its collection (logical name) and `_id`. */
 export interface DocKey {
   collection: string;
@@ -90,12 +102,10 @@ export interface ReadStore {
   findByIds(keys: readonly DocKey[]): Promise<Array<Doc | null>>;
   /**
    * Declares paths that queries filter and sort on, so the adapter can index or push them down.
-   * `listOrder` is the order Lists of the collection read in by default, then what they always
-   * filter on (`deleteTime`): each path's index continues with it, so a List filtering on one path
-   * reads one index range in order and fetches only its page. Left out, the declared one stays.
-   * Idempotent.
+   * `list` shapes the indexes for the collection's Lists (ListIndexes); left out, the one declared
+   * before stays. Idempotent.
    */
-  ensureIndexes(collection: string, paths: string[], listOrder?: readonly IndexKey[]): Promise<void>;
+  ensureIndexes(collection: string, paths: string[], list?: ListIndexes): Promise<void>;
   /**
    * Applies the ops in order and advances the checkpoint, atomically where the backend can
    * (SQLite: one transaction; MongoDB: a transaction, or position-guarded ops then the checkpoint last).

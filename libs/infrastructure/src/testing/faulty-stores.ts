@@ -19,7 +19,7 @@ import type {
   CheckpointRecord,
   Doc,
   DocKey,
-  IndexKey,
+  ListIndexes,
   ParkedEvent,
   ProjectionBatch,
   ReadCollection,
@@ -211,8 +211,8 @@ export class FaultyReadStore implements ReadStore {
     return this.inner.findByIds(keys);
   }
 
-  ensureIndexes(collection: string, paths: string[], listOrder?: readonly IndexKey[]): Promise<void> {
-    return this.inner.ensureIndexes(collection, paths, listOrder);
+  ensureIndexes(collection: string, paths: string[], list?: ListIndexes): Promise<void> {
+    return this.inner.ensureIndexes(collection, paths, list);
   }
 
   async commit(batch: ProjectionBatch): Promise<void> {

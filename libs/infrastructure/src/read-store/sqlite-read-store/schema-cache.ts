@@ -14,7 +14,7 @@
  */
 import type Database from 'better-sqlite3';
 import { PLAIN_PATH } from '../plain-document';
-import type { Doc, IndexKey } from '../read-store.port';
+import type { Doc, ListIndexes } from '../read-store.port';
 import type { Statement, StatementCache } from './statements';
 
 /** An array somewhere on the path, or an object/array value: json_extract cannot mirror MongoDB there. */
@@ -36,11 +36,8 @@ export interface CollectionState {
   /** Flags of `_org`: UNSAFE once a document held a non-string `_org` (the column then is not the field). */
   orgFlags: number;
   paths: Map<string, PathState>;
-  /**
-   * What every path index continues with (ensureIndexes' `listOrder`): a List filtering on one
-   * path then reads one index range in its order, and the table only for its page.
-   */
-  listOrder: IndexKey[];
+  /** How its Lists read (ensureIndexes' `list`): the indexes of `paths` continue with `order`. */
+  list: ListIndexes;
   /** Statements over this table for its current columns, prepared once (SQL built per row cost as much as the write). */
   stmts: CollectionStatements;
 }
@@ -98,15 +95,23 @@ export function createSchemaTables(db: Database.Database): void {
   if (!columns.includes('list_order')) db.exec(`ALTER TABLE _rs_collections ADD COLUMN list_order TEXT NOT NULL DEFAULT ''`);
 }
 
-/** `createTime:-1,name:1`: a list order as `_rs_collections` keeps it. */
-const encodeOrder = (order: readonly IndexKey[]): string => order.map((k) => `${k.path}:${k.direction}`).join(',');
+const NO_LIST: ListIndexes = { order: [], paths: [] };
 
-function decodeOrder(text: string): IndexKey[] {
-  if (text === '') return [];
-  return text.split(',').map((item) => {
-    const at = item.lastIndexOf(':');
-    return { path: item.slice(0, at), direction: item.slice(at + 1) === '-1' ? -1 : 1 };
-  });
+/** `createTime:-1,name:1|toolName,displayName`, as `_rs_collections.list_order` keeps it (paths hold no `,`, `:` or `|`). */
+export function encodeListIndexes(list: ListIndexes): string {
+  return list.order.length === 0 ? '' : `${list.order.map((k) => `${k.path}:${k.direction}`).join(',')}|${list.paths.join(',')}`;
+}
+
+function decodeListIndexes(text: string): ListIndexes {
+  if (text === '') return NO_LIST;
+  const [order, paths = ''] = text.split('|');
+  return {
+    order: order.split(',').map((item) => {
+      const at = item.lastIndexOf(':');
+      return { path: item.slice(0, at), direction: item.slice(at + 1) === '-1' ? -1 : 1 };
+    }),
+    paths: paths === '' ? [] : paths.split(','),
+  };
 }
 
 /** Paths that can be materialized; others (array indexes, odd characters) simply stay in mingo. */
@@ -156,7 +161,7 @@ export class SchemaCache {
     const collections = new Map<string, CollectionState>();
     const rows = this.stmt('SELECT name, org_flags AS orgFlags, list_order AS listOrder FROM _rs_collections').all() as { name: string; orgFlags: number; listOrder: string }[];
     for (const r of rows) {
-      collections.set(r.name, { table: tableName(r.name), orgFlags: r.orgFlags, paths: new Map(), listOrder: decodeOrder(r.listOrder), stmts: {} });
+      collections.set(r.name, { table: tableName(r.name), orgFlags: r.orgFlags, paths: new Map(), list: decodeListIndexes(r.listOrder), stmts: {} });
     }
     for (const r of this.stmt('SELECT coll, path, flags FROM _rs_paths').all() as { coll: string; path: string; flags: number }[]) {
       collections.get(r.coll)?.paths.set(r.path, pathState(r.path, r.flags));
@@ -209,7 +214,7 @@ export class SchemaCache {
     if (physical === '') throw new Error('collection name must not be empty');
     const table = tableName(physical);
     this.db.exec(`CREATE TABLE IF NOT EXISTS ${table} (_id TEXT PRIMARY KEY, _org TEXT, _pos INTEGER, doc TEXT NOT NULL)`);
-    const coll: CollectionState = { table, orgFlags: 0, paths: new Map(), listOrder: [], stmts: {} };
+    const coll: CollectionState = { table, orgFlags: 0, paths: new Map(), list: NO_LIST, stmts: {} };
     if (!this.hooks.indexesDeferred(physical)) this.createIndexes(physical, coll);
     this.stmt('INSERT OR IGNORE INTO _rs_collections (name, org_flags) VALUES (?, 0)').run(physical);
     this.state.collections.set(physical, coll);
@@ -223,20 +228,21 @@ export class SchemaCache {
   }
 
   /**
-   * `(_org, column, ...list order)`: equality on the path, then the collection's list order (each
-   * key in its direction), so a List filtering on the path needs no sort and reads its keys, and
-   * the soft-delete check, from the index alone.
+   * `(_org, column)`, and for a List's equality path `(_org, column, ...list order)` (each key in its
+   * direction): a List filtering on it needs no sort and reads its keys, and the soft-delete
+   * check, from the index alone.
    */
   private pathIndex(physical: string, coll: CollectionState, path: string): string {
     const column = (key: string): string | undefined => (key === '_id' ? '_id' : coll.paths.get(key)?.column);
-    const rest = coll.listOrder.filter((k) => k.path !== path && column(k.path) !== undefined).map((k) => `${column(k.path)}${k.direction === -1 ? ' DESC' : ''}`);
+    const order = coll.list.paths.includes(path) ? coll.list.order : [];
+    const rest = order.filter((k) => k.path !== path && column(k.path) !== undefined).map((k) => `${column(k.path)}${k.direction === -1 ? ' DESC' : ''}`);
     return `CREATE INDEX IF NOT EXISTS ${quote(`ix:${physical}:${path}`)} ON ${coll.table} (${['_org', column(path), ...rest].join(', ')})`;
   }
 
-  /** Sets the list order every path index continues with, rebuilding those indexes (unless deferred by a bulk load). */
-  setListOrder(physical: string, coll: CollectionState, order: IndexKey[]): void {
-    coll.listOrder = order;
-    this.stmt('UPDATE _rs_collections SET list_order = ? WHERE name = ?').run(encodeOrder(order), physical);
+  /** Sets how the collection's Lists read, rebuilding the path indexes (unless deferred by a bulk load). */
+  setListIndexes(physical: string, coll: CollectionState, list: ListIndexes): void {
+    coll.list = list;
+    this.stmt('UPDATE _rs_collections SET list_order = ? WHERE name = ?').run(encodeListIndexes(list), physical);
     if (!this.hooks.indexesDeferred(physical)) {
       for (const path of coll.paths.keys()) {
         this.db.exec(`DROP INDEX IF EXISTS ${quote(`ix:${physical}:${path}`)}`);
@@ -244,11 +250,6 @@ export class SchemaCache {
       }
     }
     this.bump();
-  }
-
-  /** The list order stored for the collection, as ensureIndexes compares it. */
-  listOrderOf(coll: CollectionState): string {
-    return encodeOrder(coll.listOrder);
   }
 
   createIndexes(physical: string, coll: CollectionState): void {

@@ -20,7 +20,7 @@ import type {
   Doc,
   DocKey,
   Filter,
-  IndexKey,
+  ListIndexes,
   ParkedEvent,
   ProjectionBatch,
   ReadCollection,
@@ -34,7 +34,7 @@ import { CollectionReads, pointId, type QueryPlan } from './collection-reads';
 import { DocumentRows } from './document-rows';
 import { registerFilterFunctions } from './filter-functions';
 import { PlannerStatistics } from './planner-statistics';
-import { createSchemaTables, isDeclarablePath, parseDoc, SchemaCache } from './schema-cache';
+import { createSchemaTables, encodeListIndexes, isDeclarablePath, parseDoc, SchemaCache } from './schema-cache';
 import { StatementCache } from './statements';
 import { Transactions } from './transactions';
 
@@ -140,23 +140,26 @@ export class SqliteReadStore implements ReadStore {
 
   // ---------------------------------------------------------------- port: writes
 
-  async ensureIndexes(collection: string, paths: string[], listOrder?: readonly IndexKey[]): Promise<void> {
+  async ensureIndexes(collection: string, paths: string[], list?: ListIndexes): Promise<void> {
     // The list order's paths are declared first, so the path indexes made next already continue with them.
-    const order = listOrder?.filter((k) => k.path === '_id' || isDeclarablePath(k.path));
-    const wanted = [...new Set([...(order ?? []).map((k) => k.path).filter((p) => p !== '_id'), ...paths])].filter(isDeclarablePath);
-    const orderText = order && order.map((k) => `${k.path}:${k.direction}`).join(',');
+    const listed: ListIndexes | undefined = list && {
+      order: list.order.filter((k) => k.path === '_id' || isDeclarablePath(k.path)),
+      paths: list.paths.filter(isDeclarablePath),
+    };
+    const wanted = [...new Set([...(listed?.order ?? []).map((k) => k.path).filter((p) => p !== '_id'), ...(listed?.paths ?? []), ...paths])].filter(isDeclarablePath);
+    const listText = listed && encodeListIndexes(listed);
     let physical = this.schema.physical(collection);
     const done = this.tx.read(() => {
       physical = this.schema.physical(collection);
       const coll = this.schema.collection(physical);
-      return coll !== undefined && wanted.every((p) => coll.paths.has(p)) && (order === undefined || this.schema.listOrderOf(coll) === orderText);
+      return coll !== undefined && wanted.every((p) => coll.paths.has(p)) && (listed === undefined || encodeListIndexes(coll.list) === listText);
     });
     if (!done) {
       this.tx.write(() => {
         physical = this.schema.physical(collection);
         const coll = this.schema.ensureTable(physical);
         for (const path of wanted) if (!coll.paths.has(path)) this.schema.declarePath(physical, coll, path);
-        if (order !== undefined && this.schema.listOrderOf(coll) !== orderText) this.schema.setListOrder(physical, coll, order);
+        if (listed !== undefined && encodeListIndexes(coll.list) !== listText) this.schema.setListIndexes(physical, coll, listed);
       });
     }
     // New indexes over existing rows need statistics now, and so does a collection that has rows
