@@ -7,7 +7,7 @@ import { MongoReadStore, SqliteReadStore, createReadStore } from '@svc/infrastru
 import { RETIRE_AFTER_MS } from '@svc/infrastructure/read-store/mongo-read-store';
 import type { Doc, ProjectionBatch, WriteOp } from '@svc/infrastructure/read-store';
 import type { ListIndexes } from '@svc/infrastructure/read-store/read-store.port';
-import { ReadStoreFixture, describeReadStoreContract } from './read-store.contract';
+import { NEWEST_FIRST_LIST, ReadStoreFixture, describeReadStoreContract } from './read-store.contract';
 
 /** What SQLite itself says about a collection's table, read over a connection of its own. */
 function inspectTable(file: string, physical: string): { indexes: string[]; analyzedRows: number | null } {
@@ -107,15 +107,7 @@ describe('SqliteReadStore pushdown', () => {
   });
 
   it('continues the index of a List equality path with the list order, so a filtered List reads one index range in order', async () => {
-    const list: ListIndexes = {
-      order: [
-        { path: 'createTime', direction: -1 },
-        { path: 'name', direction: 1 },
-        { path: '_id', direction: 1 },
-        { path: 'deleteTime', direction: 1 },
-      ],
-      paths: ['toolName', 'displayName'],
-    };
+    const list: ListIndexes = { order: NEWEST_FIRST_LIST, paths: ['toolName', 'displayName'] };
     await store.commit({ checkpoint: 'notes', position: { commit: 3n, prepare: 3n }, ops: [note(1), note(2), note(3)] });
     await store.ensureIndexes('notes', ['toolName', 'createTime', 'name', 'deleteTime'], list);
     const columns = (index: string) => {

@@ -89,6 +89,14 @@ function referenceCompare(sort: Sort): (a: Doc, b: Doc) => number {
   };
 }
 
+/** The List order of most resources (`create_time desc`, then name), as projections declare it (listIndexes). */
+export const NEWEST_FIRST_LIST: ListIndexes['order'] = [
+  { path: 'createTime', direction: -1 },
+  { path: 'name', direction: 1 },
+  { path: '_id', direction: 1 },
+  { path: 'deleteTime', direction: 1 },
+];
+
 export function describeReadStoreContract(name: string, make: () => Promise<ReadStoreFixture>): void {
   describe(`ReadStore contract: ${name}`, () => {
     let fixture: ReadStoreFixture;
@@ -568,15 +576,7 @@ export function describeReadStoreContract(name: string, make: () => Promise<Read
         const plain = fresh('r_plain');
         const indexed = fresh('r_indexed');
         // With List indexes, as the projections declare them: the equality paths' indexes continue with the order.
-        const list: ListIndexes = {
-          order: [
-            { path: 'createTime', direction: -1 },
-            { path: 'name', direction: 1 },
-            { path: '_id', direction: 1 },
-            { path: 'deleteTime', direction: 1 },
-          ],
-          paths: ['kind', 'flag', 'tags', 'score'],
-        };
+        const list: ListIndexes = { order: NEWEST_FIRST_LIST, paths: ['kind', 'flag', 'tags', 'score'] };
         await store.ensureIndexes(indexed, ['kind', 'score', 'rank', 'flag', 'createTime', 'meta.level', 'tags', 'deleteTime', 'name'], list);
         let docs = Array.from({ length: 500 }, (_, i) => makeDoc(i));
         const write = async (at: number, ds: (Doc & { _id: string })[]): Promise<void> => {
