@@ -2,6 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import type { SubscribeRequest } from '@svc/contracts/notifications/notifications.contract';
 import { invalid, permissionDenied } from '@svc/domain/shared/domain-error';
 import { positionFromString, positionToString, type Position } from '@svc/infrastructure/event-store/event-store.port';
+import { CausalGate } from '@svc/infrastructure/notifications/causal-gate';
 import { CommittedFeed, followCommitted, type CommittedBatch } from '@svc/infrastructure/notifications/committed-feed';
 import { NOTIFICATION_BUS, type BusNotification, type NotificationBus } from '@svc/infrastructure/notifications/notification-bus.port';
 import type { NotificationSettings } from '@svc/infrastructure/notifications/settings';
@@ -48,7 +49,10 @@ export class NotificationStreams {
     };
     try {
       stream.comment('subscribed');
-      const subscription = await this.bus.subscribe(org, { topic: request.topic, onNotification: (n) => stream.event(wire(n)) });
+      // A turn's output waits for the committed message that asked for it (CausalGate).
+      const gate = new CausalGate(this.feed, (n) => stream.event(wire(n)));
+      hold(() => gate.close());
+      const subscription = await this.bus.subscribe(org, { topic: request.topic, onNotification: (n) => gate.push(n) });
       hold(() => subscription.close());
       const committed = await followCommitted(this.feed, { org, topic: request.topic, after }, {
         replayed: async (batch) => {

@@ -8,7 +8,7 @@
  * result already committed.
  */
 import { SESSION_EVENTS } from '@svc/contracts/sessions/session.events';
-import type { EventStore, RecordedEvent } from '@svc/infrastructure/event-store/event-store.port';
+import { positionToString, type EventStore, type RecordedEvent } from '@svc/infrastructure/event-store/event-store.port';
 import { RuntimeFault } from '@svc/infrastructure/integrations/agent-runtime';
 import type { TurnRef, TurnRunner } from '@svc/infrastructure/integrations/agent-runtime/turn-runner';
 import type { BackoffOptions } from '@svc/infrastructure/projection/supervisor';
@@ -64,6 +64,6 @@ function turnRequested(record: RecordedEvent): TurnJob | null {
   const colon = record.streamId.indexOf(':');
   const turnId = record.data.turnId;
   if (colon < 0 || typeof turnId !== 'string') return null;
-  const ref: TurnRef = { org: record.metadata.org, sessionName: record.streamId.slice(colon + 1), turnId };
+  const ref: TurnRef = { org: record.metadata.org, sessionName: record.streamId.slice(colon + 1), turnId, after: positionToString(record.position) };
   return { key: `${ref.org}|${ref.sessionName}`, label: `${ref.sessionName} ${turnId}`, ref };
 }

@@ -106,4 +106,23 @@ describe('committed notifications', () => {
     expect(texts(got)).toEqual(['new']);
     sub.close();
   });
+  it('reports how far it has delivered, after the listeners got the event, including events of other organizations', async () => {
+    const batches: CommittedBatch[] = [];
+    const seenAtProgress: number[] = [];
+    const handle = await feed.follow('acme', undefined, (b) => batches.push(b));
+    expect(feed.hasDelivered(handle.startedAt)).toBe(true);
+    const stop = feed.onProgress(() => seenAtProgress.push(batches.length));
+    const own = await write('acme', 's1', ['hello']);
+    expect(feed.hasDelivered(own)).toBe(false);
+    await until(() => feed.hasDelivered(own));
+    // The batch was out before the feed counted its event as delivered.
+    expect(batches).toHaveLength(1);
+    expect(seenAtProgress[seenAtProgress.length - 1]).toBe(1);
+    const other = await write('globex', 's2', ['elsewhere']);
+    await until(() => feed.hasDelivered(other));
+    expect(batches).toHaveLength(1);
+    stop();
+    handle.close();
+    expect(feed.hasDelivered(other)).toBe(false); // not running: nothing is known delivered
+  });
 });

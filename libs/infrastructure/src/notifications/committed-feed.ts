@@ -39,6 +39,9 @@ export class CommittedFeed {
   private subscription: Subscription | undefined;
   private running: Promise<void> | undefined;
   private current: Position | undefined;
+  /** The last event whose notifications went out to the listeners (or that had none for them). */
+  private delivered: Position | undefined;
+  private readonly progress = new Set<() => void>();
   private starting: Promise<void> | undefined;
 
   /**
@@ -57,6 +60,17 @@ export class CommittedFeed {
 
   get isSubscribed(): boolean {
     return this.subscription !== undefined;
+  }
+
+  /** Whether the live feed has delivered every event up to `position` (false while it is not running). */
+  hasDelivered(position: Position): boolean {
+    return this.delivered !== undefined && comparePositions(this.delivered, position) >= 0;
+  }
+
+  /** Calls `listener` whenever the feed has delivered more of the log; answers a function that stops it. */
+  onProgress(listener: () => void): () => void {
+    this.progress.add(listener);
+    return () => void this.progress.delete(listener);
   }
 
   /** Live batches of `org` (narrowed to `topic`) after the feed's current position. */
@@ -115,6 +129,7 @@ export class CommittedFeed {
     this.starting ??= (async () => {
       const head = await this.events.headPosition();
       this.current = head;
+      this.advance(head);
       const subscription = this.events.subscribeToAll({ after: head });
       this.subscription = subscription;
       this.running = this.run(subscription);
@@ -125,7 +140,13 @@ export class CommittedFeed {
   private stop(): void {
     const subscription = this.subscription;
     this.subscription = undefined;
+    this.delivered = undefined;
     void subscription?.unsubscribe();
+  }
+
+  private advance(position: Position): void {
+    this.delivered = position;
+    for (const listener of [...this.progress]) listener();
   }
 
   private async run(subscription: Subscription): Promise<void> {
@@ -133,21 +154,26 @@ export class CommittedFeed {
       for await (const event of subscription) {
         if (this.subscription !== subscription) return;
         this.current = event.position;
-        const set = this.byOrg.get(event.metadata.org);
-        if (!set) continue;
-        const all = this.derive(event);
-        if (all.length === 0) continue;
-        // The listeners as of this event: one that joins during the wait starts after it (its startedAt).
-        const listeners = [...set];
-        await this.beforeBatch?.();
-        for (const listener of listeners) {
-          if (!set.has(listener)) continue;
-          const notifications = all.filter((n) => topicMatches(listener.topic, n.topic));
-          if (notifications.length > 0) listener.onBatch({ position: event.position, notifications });
-        }
+        await this.deliver(event);
+        if (this.subscription === subscription) this.advance(event.position);
       }
     } catch {
       // The store closed under us (shutdown): open streams end with the process.
+    }
+  }
+
+  private async deliver(event: RecordedEvent): Promise<void> {
+    const set = this.byOrg.get(event.metadata.org);
+    if (!set) return;
+    const all = this.derive(event);
+    if (all.length === 0) return;
+    // The listeners as of this event: one that joins during the wait starts after it (its startedAt).
+    const listeners = [...set];
+    await this.beforeBatch?.();
+    for (const listener of listeners) {
+      if (!set.has(listener)) continue;
+      const notifications = all.filter((n) => topicMatches(listener.topic, n.topic));
+      if (notifications.length > 0) listener.onBatch({ position: event.position, notifications });
     }
   }
 

@@ -14,6 +14,7 @@ import {
   sessionStreamId,
 } from '@svc/contracts/sessions/session.events';
 import { agentSpec } from '@svc/domain/agents/agent.resource';
+import { AFTER_POSITION_KEY } from '../../notifications/notification-bus.port';
 import type { Actor } from '@svc/domain/shared/decider';
 import { resourceStreamId } from '@svc/domain/shared/resource';
 import { resourceDecider } from '@svc/domain/shared/resource.decider';
@@ -39,6 +40,8 @@ export interface TurnRef {
   /** `agents/{agent}/sessions/{session}` */
   sessionName: string;
   turnId: string;
+  /** Log position (positionToString) of the event that requested the turn: its notifications follow it (AFTER_POSITION_KEY). */
+  after?: string;
 }
 
 export type TurnOutcome = 'completed' | 'answered-failure' | 'already-completed';
@@ -185,7 +188,10 @@ class TurnPublisher {
     if (!publish) return;
     if (this.pending >= MAX_PENDING_NOTIFICATIONS) return this.complain(`more than ${MAX_PENDING_NOTIFICATIONS} notifications waiting; dropping`);
     this.pending++;
-    const notification = { value: { '@type': `${this.typeHost}/svc.nxagent.v1.${n.type}`, ...n.value } };
+    const notification = {
+      value: { '@type': `${this.typeHost}/svc.nxagent.v1.${n.type}`, ...n.value },
+      ...(this.ref.after ? { [AFTER_POSITION_KEY]: this.ref.after } : {}),
+    };
     this.chain = this.chain
       .then(() => publish(this.ref.org, this.ref.sessionName, notification))
       .catch((error: unknown) => this.complain(`publishing failed: ${(error as Error).message}`))
