@@ -5,7 +5,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { HEARTBEAT_KEY, type Heartbeat } from '@svc/infrastructure/projection/heartbeat';
 import { createReadStore } from '@svc/infrastructure/read-store';
-import type { Doc } from '@svc/infrastructure/read-store/read-store.port';
+import { dumpReadModels } from './support/read-models';
 import { PROJECTIONS } from '@svc/infrastructure/areas';
 import { CLI_MAIN, eventually, Stack, TEST_CONFIG } from './support/harness';
 
@@ -181,16 +181,7 @@ describe('operator CLI (npm run svc) against a running stack', () => {
   // Last: it stops the stack.
   it('with no projector running, rebuild --all runs in the CLI process and gives the same read models', async () => {
     const collections = [...new Set(PROJECTIONS.flatMap((p) => p.collections))];
-    const dump = async (): Promise<Record<string, Doc[]>> => {
-      const reads = await createReadStore({ SVC_DATA_DIR: stack.dataDir });
-      try {
-        const out: Record<string, Doc[]> = {};
-        for (const c of collections) out[c] = await reads.collection(c).find({}, { sort: { _id: 1 } });
-        return out;
-      } finally {
-        await reads.close();
-      }
-    };
+    const dump = () => dumpReadModels(stack.dataDir, collections);
     const before = await dump();
     expect(before.notes.length).toBeGreaterThan(0);
     await stack.stop();

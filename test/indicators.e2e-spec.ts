@@ -3,7 +3,7 @@ import 'reflect-metadata';
 import { execFile } from 'node:child_process';
 import { HEARTBEAT_KEY, type Heartbeat } from '@svc/infrastructure/projection/heartbeat';
 import { createReadStore } from '@svc/infrastructure/read-store';
-import type { Doc } from '@svc/infrastructure/read-store/read-store.port';
+import { dumpReadModels } from './support/read-models';
 import { BOB, CLI_MAIN, GINA, Stack, TEST_CONFIG_WITH_TELEMETRY } from './support/harness';
 import { GAUGE_SQL, RATIO_SQL, type Indicator, type Relation } from './support/indicators';
 
@@ -287,16 +287,7 @@ describe('indicators v1 (svc.goals.v1.IndicatorsService, IndicatorRelationsServi
   // Last: it stops the stack.
   it('a rebuild of the indicators projection from the log gives the same indicators, relations and activities (purge included)', async () => {
     const collections = ['indicators', 'indicatorRelations', 'indicator-activities'];
-    const dump = async (): Promise<Record<string, Doc[]>> => {
-      const reads = await createReadStore({ SVC_DATA_DIR: stack.dataDir });
-      try {
-        const out: Record<string, Doc[]> = {};
-        for (const c of collections) out[c] = await reads.collection(c).find({}, { sort: { _id: 1 } });
-        return out;
-      } finally {
-        await reads.close();
-      }
-    };
+    const dump = () => dumpReadModels(stack.dataDir, collections);
     const before = await dump();
     expect(before['indicator-activities'].some((a) => a.deleteTime !== undefined)).toBe(true);
     await stack.stop();
