@@ -11,10 +11,9 @@ import {
   validateService,
   validateServiceDimension,
 } from '@svc/domain/catalog/service.resource';
-import { DomainError } from '@svc/domain/shared/domain-error';
 import type { JsonObject } from '@svc/domain/shared/json-path';
 import { camelToSnake, snakeToCamel } from '../wire';
-import { addIssue, mapping } from './config-schema';
+import { addIssue, judgeEntry, mapping } from './config-schema';
 
 export interface ServiceConfig {
   id: string;
@@ -42,14 +41,7 @@ function toResource(fields: Record<string, unknown>, state: string): JsonObject 
   return resource;
 }
 
-function judge(ctx: z.RefinementCtx, rule: () => void): void {
-  try {
-    rule();
-  } catch (error) {
-    if (!(error instanceof DomainError)) throw error;
-    addIssue(ctx, error.message, [], true);
-  }
-}
+const judge = (ctx: z.RefinementCtx, rule: () => void): void => judgeEntry((message) => addIssue(ctx, message, [], true), rule);
 
 const CATALOG_FIELD = 'is not a field the catalog takes';
 

@@ -4,6 +4,7 @@
  * (`organizations[0].members must be a list`), so every problem of a file reads as one line.
  */
 import { z } from 'zod';
+import { DomainError } from '@svc/domain/shared/domain-error';
 import { camelToSnake, snakeToCamel } from '../wire';
 
 /** A problem found in the file, at `path` (`organizations[0].members[1].api_keys[0]`). */
@@ -23,6 +24,16 @@ const SENTENCE = { sentence: true } as const;
 /** A problem found by a rule (a transform or a refinement), reported at `path` below the current value. */
 export function addIssue(ctx: z.RefinementCtx, message: string, path: Array<string | number> = [], sentence = false): void {
   ctx.addIssue({ code: 'custom', message, path, ...(sentence ? { params: SENTENCE } : {}) });
+}
+
+/** Runs a domain rule on a configured entry: its DomainError becomes `report`'s message (anything else is a bug and throws). */
+export function judgeEntry(report: (message: string) => void, rule: () => void): void {
+  try {
+    rule();
+  } catch (error) {
+    if (!(error instanceof DomainError)) throw error;
+    report(error.message);
+  }
 }
 
 /** Each zod issue as one line: the path, then the predicate or `: sentence`; one line per unknown key. */

@@ -9,10 +9,9 @@ import { createHash } from 'node:crypto';
 import { z } from 'zod';
 import { judgeIndicatorRelationV2, judgeIndicatorV2 } from '@svc/domain/indicators/indicator-v2.resource';
 import { INDICATOR_ID } from '@svc/domain/indicators/indicator.resource';
-import { DomainError } from '@svc/domain/shared/domain-error';
 import type { JsonObject } from '@svc/domain/shared/json-path';
 import type { Resource } from '@svc/domain/shared/resource';
-import { addIssue, list, mapping, text } from './config-schema';
+import { addIssue, judgeEntry, list, mapping, text } from './config-schema';
 
 export interface IndicatorV2Config {
   id: string;
@@ -82,23 +81,14 @@ export function judgeIndicatorsV2(entries: readonly Entry[], connections: readon
     const named = Array.isArray((e.resource.query as JsonObject | undefined)?.connections) ? ((e.resource.query as JsonObject).connections as unknown[]) : [];
     const unknown = named.filter((c) => typeof c === 'string' && !refs.has(c));
     if (unknown.length > 0) at(`connection ${unknown.map((c) => `'${String(c)}'`).join(', ')} is not configured in this organization (connections:)`, ['query', 'connections']);
-    else judge(at, () => judgeIndicatorV2({ ...e.resource, name: `indicators-v2/${e.id}` }, undefined, refs));
+    else judgeEntry(at, () => judgeIndicatorV2({ ...e.resource, name: `indicators-v2/${e.id}` }, undefined, refs));
     const resources = new Set<string>();
     const relations = e.resources.map((resource, j) => {
       if (resources.has(resource)) at(`resource '${resource}' is listed twice`, ['resources', j]);
       resources.add(resource);
-      judge((message) => at(message, ['resources', j]), () => judgeIndicatorRelationV2({ indicator: `indicators-v2/${e.id}`, resource }));
+      judgeEntry((message) => at(message, ['resources', j]), () => judgeIndicatorRelationV2({ indicator: `indicators-v2/${e.id}`, resource }));
       return { id: relationV2Id(e.id, resource), resource };
     });
     return { id: e.id, resource: e.resource, relations };
   });
-}
-
-function judge(report: (message: string) => void, rule: () => void): void {
-  try {
-    rule();
-  } catch (error) {
-    if (!(error instanceof DomainError)) throw error;
-    report(error.message);
-  }
 }
