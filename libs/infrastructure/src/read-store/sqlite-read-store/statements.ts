@@ -10,29 +10,28 @@ export class StatementCache {
 
   /** The statement for `sql`, prepared once (`pluck`: rows as their first column). */
   get(sql: string, pluck = false): Statement {
-    const key = pluck ? `P${sql}` : `R${sql}`;
-    let s = this.statements.get(key);
-    if (!s) {
-      s = this.db.prepare(sql);
-      if (pluck) s.pluck();
-      this.statements.set(key, s);
-    }
-    return s;
+    return this.prepared(pluck ? 'pluck' : 'rows', sql);
   }
 
   /** The statement for `sql`, prepared once, answering rows as arrays of their columns. */
   raw(sql: string): Statement {
-    const key = `A${sql}`;
-    let s = this.statements.get(key);
-    if (!s) {
-      s = this.db.prepare(sql).raw();
-      this.statements.set(key, s);
-    }
-    return s;
+    return this.prepared('raw', sql);
   }
 
   /** After a schema change: a statement may name a table that no longer exists. */
   clear(): void {
     this.statements.clear();
+  }
+
+  private prepared(mode: 'rows' | 'pluck' | 'raw', sql: string): Statement {
+    const key = `${mode}:${sql}`;
+    let s = this.statements.get(key);
+    if (!s) {
+      s = this.db.prepare(sql);
+      if (mode === 'pluck') s.pluck();
+      else if (mode === 'raw') s.raw();
+      this.statements.set(key, s);
+    }
+    return s;
   }
 }
