@@ -31,11 +31,13 @@ describe('artifact upload (PUT /v1/artifacts/{sha256})', () => {
     expect((await upload(stack.baseUrl, warm.sha256, warm.chunks(), { as: ALICE })).status).toBe(200);
     const before = peakRss(api());
     const res = await upload(stack.baseUrl, content.sha256, content.chunks(), { as: ALICE });
-    expect(res).toEqual({ status: 200, body: { sha256: content.sha256, sizeBytes: String(LIMIT) } });
+    expect(res).toEqual({ status: 200, body: { sha256: content.sha256, sizeBytes: String(LIMIT), expireTime: expect.any(String) } });
     const after = peakRss(api());
     if (before !== null && after !== null) expect(after - before).toBeLessThan(LIMIT / 2);
-    // Uploading it again is a no-op that answers the same.
-    expect(await upload(stack.baseUrl, content.sha256, content.chunks(), { as: ALICE, contentLength: LIMIT })).toEqual(res);
+    // Uploading it again stores nothing more and answers the same, the hold renewed from now.
+    const again = await upload(stack.baseUrl, content.sha256, content.chunks(), { as: ALICE, contentLength: LIMIT });
+    expect(again).toEqual({ status: 200, body: { ...res.body, expireTime: expect.any(String) } });
+    expect(Date.parse(again.body.expireTime as string)).toBeGreaterThanOrEqual(Date.parse(res.body.expireTime as string));
   });
 
   it('refuses one byte over 64 MiB: by Content-Length before reading, and while streaming a chunked body', async () => {

@@ -5,7 +5,7 @@
  */
 import { createHash, randomBytes } from 'node:crypto';
 import type { Readable } from 'node:stream';
-import type { BlobStore } from '@svc/infrastructure/blobs';
+import { type BlobStore, uploadBlobKey } from '@svc/infrastructure/blobs';
 
 export interface BlobStoreFixture {
   store: BlobStore;
@@ -109,9 +109,39 @@ export function describeBlobStoreContract(label: string, open: () => Promise<Blo
       expect(reads).toBeGreaterThan(1);
     });
 
-    it('refuses a name that is not a sha256', async () => {
+    it('refuses a name that is not a sha256 or an upload key', async () => {
       await expect(store.put('ABC', chunks(Buffer.from('x')), { maxBytes: 10 })).rejects.toMatchObject({ code: 'INVALID_ARGUMENT' });
       expect(await store.stat('../etc/passwd')).toBeNull();
+      const hash = sha256(Buffer.from('x'));
+      for (const key of [`../x/${hash}`, `acme/../../${hash}`, `Acme/00000000-0000-4000-8000-000000000000/${hash}`, `acme/${hash}`]) {
+        await expect(store.put(key, chunks(Buffer.from('x')), { maxBytes: 10 })).rejects.toMatchObject({ code: 'INVALID_ARGUMENT' });
+        await expect(store.delete(key)).rejects.toMatchObject({ code: 'INVALID_ARGUMENT' });
+        expect(await store.stat(key)).toBeNull();
+      }
+    });
+
+    it("keeps each upload key apart: deleting one organization's copy leaves the other's and the bare sha256", async () => {
+      const bytes = randomBytes(40_000);
+      const hash = sha256(bytes);
+      const acme = uploadBlobKey('acme', '7b0c6e3a-3f0e-4a8e-9b0e-1c2d3e4f5a6b', hash);
+      const globex = uploadBlobKey('globex', '0f1e2d3c-4b5a-4968-8776-a5b4c3d2e1f0', hash);
+      expect(await store.put(acme, chunks(bytes), { maxBytes: 1 << 20 })).toEqual({ sha256: hash, size: bytes.length, created: true });
+      expect(await store.stat(globex)).toBeNull();
+      expect(await store.stat(hash)).toBeNull();
+      await store.put(globex, chunks(bytes), { maxBytes: 1 << 20 });
+      await store.put(hash, chunks(bytes), { maxBytes: 1 << 20 });
+      await expect(store.put(acme, chunks(randomBytes(10)), { maxBytes: 1 << 20 })).rejects.toMatchObject({ reason: 'ARTIFACT_HASH_MISMATCH' });
+      expect(await fixture.stored()).toBe(3);
+      await store.delete(acme);
+      expect(await store.stat(acme)).toBeNull();
+      expect(await store.get(acme)).toBeNull();
+      expect((await readAll((await store.get(globex))!)).equals(bytes)).toBe(true);
+      expect(await store.stat(hash)).toEqual({ sha256: hash, size: bytes.length });
+      // Deleting what is not there is no error.
+      await store.delete(acme);
+      await store.delete(globex);
+      await store.delete(hash);
+      expect(await fixture.stored()).toBe(0);
     });
   });
 }

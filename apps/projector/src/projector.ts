@@ -23,6 +23,7 @@ import { AgentRuntimeService } from './reactors/agent-runtime.service';
 import { InvestigationStatusService } from './reactors/investigation-status.service';
 import { IssueReactorService } from './reactors/issue-reactor.service';
 import { TriggerReactorsService } from './reactors/trigger-reactors.service';
+import { UploadSweepService } from './reactors/upload-sweep.service';
 
 const HEARTBEAT_MS = 1000;
 // Defined beside the heartbeat so the CLI can use them without loading Nest.
@@ -163,7 +164,7 @@ export class ProjectorService implements OnApplicationBootstrap, OnApplicationSh
 export function projectorModule(settings: Settings) {
   @Module({
     imports: [InfrastructureModule.forRoot(settings)],
-    providers: [ProjectorService, AgentRuntimeService, InvestigationStatusService, TriggerReactorsService, IssueReactorService],
+    providers: [ProjectorService, AgentRuntimeService, InvestigationStatusService, TriggerReactorsService, IssueReactorService, UploadSweepService],
   })
   class ProjectorModule {}
   return ProjectorModule;

@@ -1,7 +1,8 @@
 /**
  * `PUT /v1/artifacts/{sha256}`: raw bytes (`application/octet-stream`) streamed from the request
- * into the blob store, hashed on the way; a mismatch or more than 64 MiB stores nothing. Not a
- * registry method: its body is a stream, which the JSON request parsing must never see.
+ * into the blob store under a key of the caller's organization, hashed on the way; a mismatch, more
+ * than 64 MiB or more than the organization's quota stores nothing. Not a registry method: its body
+ * is a stream, which the JSON request parsing must never see.
  */
 import { Controller, Get, HttpCode, Inject, Param, Put, Req, Res } from '@nestjs/common';
 import type { FastifyReply, FastifyRequest } from 'fastify';
@@ -12,8 +13,10 @@ import type { ReadStore } from '@svc/infrastructure/read-store/read-store.port';
 import type { Readable } from 'node:stream';
 import { DomainError, invalid } from '@svc/domain/shared/domain-error';
 import { BLOB_STORE, type BlobStore, checkSha256, tooLarge } from '@svc/infrastructure/blobs';
-import { CurrentPrincipal, type Principal } from '../auth/principal';
+import { actorOf, CurrentPrincipal, type Principal } from '../auth/principal';
 import { MAX_ARTIFACT_BYTES } from './artifact-limits';
+import { blobKeyOf, downloadHeaders } from './download-headers';
+import { Uploads } from './uploads';
 
 export const UPLOAD_PERMISSION = 'INVESTIGATIONS_WRITE';
 
@@ -22,6 +25,7 @@ export class ArtifactsController {
   constructor(
     @Inject(BLOB_STORE) private readonly blobs: BlobStore,
     @Inject(READ_STORE) private readonly reads: ReadStore,
+    private readonly uploads: Uploads,
   ) {}
 
   /** A session's artifact, streamed (GetArtifact's `downloadUri`): only the caller's organization's sessions. */
@@ -29,10 +33,9 @@ export class ArtifactsController {
   async download(@Param('agent') agent: string, @Param('session') session: string, @Param('*') name: string, @CurrentPrincipal() principal: Principal, @Res() reply: FastifyReply) {
     const sessionName = `agents/${agent}/sessions/${session}`;
     const doc = await this.reads.collection(SESSION_ARTIFACTS_STORE).findOne({ _id: docId(principal.org, `${sessionName}/artifacts/${name}`) });
-    const stream = doc ? await this.blobs.get(String(doc.sha256)) : null;
+    const stream = doc ? await this.blobs.get(blobKeyOf(doc)) : null;
     if (!doc || !stream) throw new DomainError('NOT_FOUND', `artifact '${name}' of session '${sessionName}' not found`);
-    void reply.header('content-type', String(doc.contentType)).header('content-length', String(doc.sizeBytes));
-    if (doc.contentEncoding) void reply.header('content-encoding', String(doc.contentEncoding));
+    for (const [header, value] of Object.entries(downloadHeaders(doc, name))) void reply.header(header, value);
     return reply.send(stream);
   }
 
@@ -43,10 +46,10 @@ export class ArtifactsController {
     checkSha256(sha256);
     const type = (req.headers['content-type'] ?? '').split(';')[0].trim().toLowerCase();
     if (type !== 'application/octet-stream' || !isStream(req.body)) throw invalid('an artifact upload must be sent as content type application/octet-stream');
-    const declared = req.headers['content-length'];
-    if (declared !== undefined && Number(declared) > MAX_ARTIFACT_BYTES) throw tooLarge(MAX_ARTIFACT_BYTES);
-    const stored = await this.blobs.put(sha256, req.body, { maxBytes: MAX_ARTIFACT_BYTES });
-    return { sha256: stored.sha256, sizeBytes: String(stored.size) };
+    const header = req.headers['content-length'];
+    const declared = header === undefined ? undefined : Number(header);
+    if (declared !== undefined && declared > MAX_ARTIFACT_BYTES) throw tooLarge(MAX_ARTIFACT_BYTES);
+    return this.uploads.upload(actorOf(principal), sha256, req.body, declared);
   }
 }
 

@@ -1,8 +1,8 @@
 /**
  * CreateInvestigation's write path. Everything the request can get wrong (the seed, the artifact
- * references, content never uploaded, the 128 MiB total) is judged before anything is appended.
- * Then, each step idempotent under the investigation's ID: the investigator agent exists (created on
- * first use), the investigation is created, the session's artifacts are imported, and the session
+ * references, content the organization does not hold, the 128 MiB total) is judged before anything
+ * is appended. Then, each step idempotent under the investigation's ID: the referenced uploads are
+ * marked so they never expire, the investigator agent exists (created on first use), the investigation is created, the session's artifacts are imported, and the session
  * starts with the seed as a checkpoint write, so the runtime takes it at once.
  */
 import { Inject, Injectable } from '@nestjs/common';
@@ -23,13 +23,13 @@ import {
 } from '@svc/domain/investigations/investigation.resource';
 import { artifactReferences, seedTexts, titleFromSeed } from '@svc/domain/investigations/seed';
 import type { Actor } from '@svc/domain/shared/decider';
-import { DomainError, failedPrecondition, invalid } from '@svc/domain/shared/domain-error';
+import { DomainError, failedPrecondition } from '@svc/domain/shared/domain-error';
 import type { JsonObject } from '@svc/domain/shared/json-path';
 import { type Resource, storeOf } from '@svc/domain/shared/resource';
-import { BLOB_STORE, type BlobStore } from '@svc/infrastructure/blobs';
 import { READ_STORE } from '@svc/infrastructure/nest/tokens';
 import type { ReadStore } from '@svc/infrastructure/read-store/read-store.port';
 import { MAX_INVESTIGATION_ARTIFACT_BYTES } from '../artifacts/artifact-limits';
+import { Uploads } from '../artifacts/uploads';
 import { DecideAndAppend } from '../cqrs/decide-and-append';
 import { ResourceKit } from '../resource-kit/resource-kit';
 import { ResourceReferences } from '../resource-kit/references';
@@ -44,7 +44,7 @@ export class InvestigationCommands {
     private readonly kit: ResourceKit,
     private readonly bus: CommandBus,
     private readonly sessions: SessionCommands,
-    @Inject(BLOB_STORE) private readonly blobs: BlobStore,
+    private readonly uploads: Uploads,
     @Inject(READ_STORE) reads: ReadStore,
   ) {
     this.references = new ResourceReferences(reads);
@@ -52,7 +52,7 @@ export class InvestigationCommands {
 
   async create(actor: Actor, request: CreateInvestigationRequest): Promise<Resource> {
     const texts = seedTexts(request.initialActivities ?? []);
-    const artifacts = await this.uploaded(artifactReferences(request.artifacts ?? []));
+    const references = artifactReferences(request.artifacts ?? []);
     const given = request.investigation;
     const displayName = typeof given.displayName === 'string' && given.displayName !== '' ? given.displayName : titleFromSeed(texts);
     const resource: JsonObject = {
@@ -66,6 +66,9 @@ export class InvestigationCommands {
     const session = sessionOfInvestigation(name);
     // Every later step is keyed by the investigation, so a retry with the request_id resumes it.
     const steps = `investigation:${id}`;
+    // First, before anything is created: the organization holds every referenced upload (marked referenced, so none expires from here on).
+    const held = await this.uploads.reference(actor, references.map((r) => r.sha256), name, (i) => `artifacts[${i}] ('${references[i].name}')`, MAX_INVESTIGATION_ARTIFACT_BYTES);
+    const artifacts: ArtifactRecord[] = references.map((reference, i) => ({ ...reference, sizeBytes: held[i].sizeBytes, blobKey: held[i].blobKey }));
     await this.ensureInvestigator(actor);
     const investigation = await this.kit.send(investigationSpec, request.requestId, name, { type: 'Create', actor, id, resource });
     if (artifacts.length > 0) {
@@ -85,20 +88,6 @@ export class InvestigationCommands {
       ...(messages.length > 0 ? { write: { messages, writeMode: 'WRITE_MODE_CHECKPOINT' } } : {}),
     });
     return investigation;
-  }
-
-  /** Each reference's content must be in the blob store (FAILED_PRECONDITION), all together at most 128 MiB. */
-  private async uploaded(references: ReturnType<typeof artifactReferences>): Promise<ArtifactRecord[]> {
-    let total = 0;
-    const records: ArtifactRecord[] = [];
-    for (const [i, reference] of references.entries()) {
-      const blob = await this.blobs.stat(reference.sha256);
-      if (!blob) throw failedPrecondition(`artifacts[${i}] ('${reference.name}'): no content with sha256 ${reference.sha256} was uploaded (PUT /v1/artifacts/{sha256})`);
-      total += blob.size;
-      if (total > MAX_INVESTIGATION_ARTIFACT_BYTES) throw invalid(`artifacts hold more than ${MAX_INVESTIGATION_ARTIFACT_BYTES} bytes together`);
-      records.push({ ...reference, sizeBytes: blob.size });
-    }
-    return records;
   }
 
   /** The organization's investigator agent, created on first use; a deleted one must be undeleted first. */

@@ -9,6 +9,8 @@ import { READ_STORE } from '@svc/infrastructure/nest/tokens';
 import { docId } from '@svc/infrastructure/projection/projection';
 import type { ReadStore } from '@svc/infrastructure/read-store/read-store.port';
 import { actorOf } from '../auth/principal';
+import { ArtifactsModule } from '../artifacts/artifacts.module';
+import { blobKeyOf } from '../artifacts/download-headers';
 import { MethodRegistry, type MethodCall } from '../http/method-registry';
 import { defineMethod } from '../resource-kit/method-builders';
 import { toResponse } from '../resource-kit/presentation';
@@ -52,7 +54,7 @@ class InvestigationMethods implements OnModuleInit {
     const size = Number(artifact.sizeBytes);
     const response: Record<string, unknown> = { ...artifact, sizeBytes: String(size), downloadUri: `/v1/${session}/artifacts/${name}` };
     if (size <= INLINE_ARTIFACT_BYTES) {
-      const stream = await this.blobs.get(String(artifact.sha256));
+      const stream = await this.blobs.get(blobKeyOf(doc));
       if (stream) {
         const parts: Buffer[] = [];
         for await (const part of stream) parts.push(part as Buffer);
@@ -63,5 +65,5 @@ class InvestigationMethods implements OnModuleInit {
   }
 }
 
-@Module({ providers: [InvestigationMethods, InvestigationCommands, SessionCommands] })
+@Module({ imports: [ArtifactsModule], providers: [InvestigationMethods, InvestigationCommands, SessionCommands] })
 export class InvestigationsModule {}

@@ -9,7 +9,7 @@
  */
 import { CronExpressionParser } from 'cron-parser';
 import { backoffDelay, DEFAULT_BACKOFF, describeError } from '@svc/infrastructure/projection/supervisor';
-import { sleep } from '@svc/infrastructure/reactors/event-reactor';
+import { TickLoop } from '@svc/infrastructure/reactors/tick-loop';
 import type { TriggerDirectory, TriggerDoc } from '@svc/infrastructure/reactors/trigger-directory';
 import type { TriggerFire } from '@svc/infrastructure/reactors/trigger-fire';
 import type { ReadStore } from '@svc/infrastructure/read-store/read-store.port';
@@ -53,8 +53,7 @@ export function dueOccasion(trigger: Pick<TriggerDoc, 'configuration'>, since: s
 }
 
 export class CronReactor {
-  private readonly abort = new AbortController();
-  private running: Promise<void> | null = null;
+  private readonly loop: TickLoop;
   /** Per trigger, the time its schedule counts from (its last fire); loaded once from its occasion stream. */
   private readonly lastFired = new Map<string, string | null>();
   /** Triggers whose last attempt failed: retried with backoff, without holding the others back. */
@@ -66,40 +65,33 @@ export class CronReactor {
     private readonly firing: TriggerFire,
     private readonly reads: ReadStore,
     private readonly options: CronReactorOptions,
-  ) {}
+  ) {
+    this.loop = new TickLoop(() => this.tick(), {
+      name: 'cron',
+      everyMs: options.tickMs,
+      log: options.log,
+      onSuccess: () => void (this.status.failures = 0),
+      onFailure: (failures, error) => {
+        // A store fault: the next tick starts over from the events, so nothing is lost by waiting.
+        this.status.failures = failures;
+        this.status.lastError = error;
+      },
+    });
+  }
 
   start(): void {
-    this.running ??= this.loop();
+    this.loop.start();
   }
 
-  async stop(): Promise<void> {
-    this.abort.abort();
-    await this.running;
-  }
-
-  private async loop(): Promise<void> {
-    while (!this.abort.signal.aborted) {
-      try {
-        await this.tick();
-        this.status.failures = 0;
-      } catch (error) {
-        // A store fault: the next tick starts over from the events, so nothing is lost by waiting.
-        this.status.failures++;
-        this.status.lastError = describeError(error);
-        const delay = backoffDelay(this.status.failures, DEFAULT_BACKOFF);
-        this.options.log(`cron: tick failed (attempt ${this.status.failures}), again in ${delay} ms: ${this.status.lastError}`);
-        await sleep(delay, this.abort.signal);
-        continue;
-      }
-      await sleep(this.options.tickMs, this.abort.signal);
-    }
+  stop(): Promise<void> {
+    return this.loop.stop();
   }
 
   private async tick(): Promise<void> {
     const triggers = await this.directory.enabled('cron');
     const now = this.options.now();
     for (const trigger of triggers) {
-      if (this.abort.signal.aborted) return;
+      if (this.loop.signal.aborted) return;
       const key = `${trigger.org}|${trigger.name}`;
       const retry = this.retries.get(key);
       if (retry && retry.at > Date.now()) continue;

@@ -1,7 +1,7 @@
 /**
  * A session's artifact namespace: `SessionArtifactsImported` on the stream
  * `sessionartifacts-<org>:agents/{a}/sessions/{s}`, appended before the session's seed. It records
- * references only; the bytes stay in the blob store under their sha256.
+ * references only; the bytes stay in the blob store, under the key of the organization's upload.
  */
 export type ArtifactRecord = {
   /** Unique within the session. */
@@ -10,6 +10,8 @@ export type ArtifactRecord = {
   contentType: string;
   contentEncoding?: string;
   sizeBytes: number;
+  /** Where the bytes are stored (blob-store.port.ts); absent before uploads were held per organization (then the sha256). */
+  blobKey?: string;
 };
 
 export type SessionArtifactsImportedData = {

@@ -25,4 +25,15 @@ describe('investigation seed rules', () => {
     expect(() => artifactReferences([{ name: 'a', sha256: 'A'.repeat(64), contentType: 'text/plain' }])).toThrow(/artifacts\[0\]\.sha256/);
     expect(() => artifactReferences([{ name: 'a', sha256: sha, contentType: 'plain' }])).toThrow(/artifacts\[0\]\.content_type/);
   });
+
+  it('takes RFC 9110 media types and registered content codings only (a header that could not be sent is refused up front)', () => {
+    const sha = 'a'.repeat(64);
+    const ref = (contentType: string, contentEncoding?: string) => artifactReferences([{ name: 'a', sha256: sha, contentType, contentEncoding }]);
+    for (const ok of ['text/plain', 'text/plain; charset=utf-8', 'application/json;charset="utf-8"', 'image/svg+xml', 'application/vnd.api+json']) expect(ref(ok)[0].contentType).toBe(ok);
+    for (const bad of ['text/plain;\x01x', 'text/plain;', 'text/plain\r\nx-evil: 1', 'a/b c', 'text/plain; charset=utf-8\n', `text/plain; p=${'x'.repeat(300)}`]) {
+      expect(() => ref(bad)).toThrow(/artifacts\[0\]\.content_type must be a media type \(RFC 9110\)/);
+    }
+    expect(ref('application/octet-stream', 'br')[0].contentEncoding).toBe('br');
+    for (const bad of ['x-evil', 'gzip, br', 'GZIP ']) expect(() => ref('text/plain', bad)).toThrow(/content_encoding must be one of gzip/);
+  });
 });

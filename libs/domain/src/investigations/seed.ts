@@ -3,6 +3,7 @@
  * activities with `content` and role `USER`), the title generated from it, and the artifact
  * references. Pure rules; each error names the item.
  */
+import { parse as parseMediaType } from 'content-type';
 import { invalid } from '../shared/domain-error';
 import { isPlainObject } from '../shared/json-path';
 
@@ -10,7 +11,23 @@ export const MAX_TITLE = 80;
 export const MAX_SEED_CHARACTERS = 256 * 1024;
 const ARTIFACT_NAME = /^[A-Za-z0-9._-][A-Za-z0-9._\/-]{0,255}$/;
 const SHA256 = /^[0-9a-f]{64}$/;
-const CONTENT_TYPE = /^[a-z0-9!#$&^_.+-]+\/[a-z0-9!#$&^_.+-]+(\s*;.*)?$/i;
+const MAX_CONTENT_TYPE = 256;
+/**
+ * The content codings a download may declare (the IANA HTTP Content Coding registry's common ones):
+ * anything else would be sent to browsers as a `Content-Encoding` they cannot decode.
+ */
+export const CONTENT_ENCODINGS: readonly string[] = ['gzip', 'x-gzip', 'deflate', 'br', 'zstd', 'compress', 'identity'];
+
+/** Whether `value` is a media type with parameters by RFC 9110 section 8.3.1 (content-type's strict parser; linear). */
+export function isMediaType(value: string): boolean {
+  if (value.length > MAX_CONTENT_TYPE) return false;
+  try {
+    parseMediaType(value);
+    return true;
+  } catch {
+    return false;
+  }
+}
 
 /**
  * The seed's texts, in order. An activity is `{user: {text: {content, role: "USER"}}}` (an `@type`
@@ -68,11 +85,11 @@ export function artifactReferences(raw: readonly unknown[]): ArtifactReference[]
     if (names.has(name)) throw invalid(`${field}.name '${name}' is named twice`);
     names.add(name);
     if (typeof sha256 !== 'string' || !SHA256.test(sha256)) throw invalid(`${field}.sha256 must be 64 lower-case hexadecimal digits`);
-    if (typeof contentType !== 'string' || !CONTENT_TYPE.test(contentType) || contentType.length > 256) {
-      throw invalid(`${field}.content_type must be a media type such as 'text/plain', got '${String(contentType ?? '')}'`);
+    if (typeof contentType !== 'string' || !isMediaType(contentType)) {
+      throw invalid(`${field}.content_type must be a media type (RFC 9110) such as 'text/plain; charset=utf-8', at most ${MAX_CONTENT_TYPE} characters, got ${JSON.stringify(String(contentType ?? '').slice(0, MAX_CONTENT_TYPE))}`);
     }
-    if (contentEncoding !== undefined && contentEncoding !== null && contentEncoding !== '' && (typeof contentEncoding !== 'string' || !/^[a-z0-9-]{1,64}$/i.test(contentEncoding))) {
-      throw invalid(`${field}.content_encoding must be a token such as 'gzip', got '${String(contentEncoding)}'`);
+    if (contentEncoding !== undefined && contentEncoding !== null && contentEncoding !== '' && (typeof contentEncoding !== 'string' || !CONTENT_ENCODINGS.includes(contentEncoding))) {
+      throw invalid(`${field}.content_encoding must be one of ${CONTENT_ENCODINGS.join(', ')}, got ${JSON.stringify(String(contentEncoding).slice(0, 64))}`);
     }
     const encoding = typeof contentEncoding === 'string' && contentEncoding !== '' ? { contentEncoding } : {};
     return { name, sha256, contentType, ...encoding };

@@ -1,15 +1,16 @@
 /**
- * The embedded blob store: one file per blob under `<dir>/<first two hex digits>/<sha256>`. A put
+ * The embedded blob store: one file per key, `<dir>/<first two hex digits>/<sha256>` for a bare
+ * sha256 and `<dir>/held/<org>/<upload id>/<sha256>` for an organization's upload. A put
  * writes a temporary file while hashing, syncs it, and renames it into place only when the hash
  * matches; a failed put deletes its temporary file. Rename is atomic, so a reader sees a whole blob
  * or none, and two puts of the same content both end with the same file.
  */
 import { randomUUID } from 'node:crypto';
 import { createReadStream } from 'node:fs';
-import { mkdir, open, rename, rm, stat } from 'node:fs/promises';
-import { join } from 'node:path';
+import { mkdir, open, rename, rm, rmdir, stat } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
 import type { Readable } from 'node:stream';
-import { type BlobInfo, type BlobStore, checkSha256, hashWhileCopying, type PutOptions } from './blob-store.port';
+import { type BlobInfo, type BlobStore, checkBlobKey, hashWhileCopying, isBlobKey, type PutOptions, shaOfKey } from './blob-store.port';
 
 export class FileBlobStore implements BlobStore {
   private readonly tmp: string;
@@ -18,12 +19,15 @@ export class FileBlobStore implements BlobStore {
     this.tmp = join(dir, 'tmp');
   }
 
-  private pathOf(sha256: string): string {
-    return join(this.dir, sha256.slice(0, 2), sha256);
+  /** Keys are checked against a closed alphabet (blob-store.port.ts), so a path never leaves `dir`. */
+  private pathOf(key: string): string {
+    const sha256 = shaOfKey(key);
+    return key === sha256 ? join(this.dir, sha256.slice(0, 2), sha256) : join(this.dir, 'held', ...key.split('/'));
   }
 
-  async put(sha256: string, content: AsyncIterable<Uint8Array>, options: PutOptions): Promise<BlobInfo & { created: boolean }> {
-    checkSha256(sha256);
+  async put(key: string, content: AsyncIterable<Uint8Array>, options: PutOptions): Promise<BlobInfo & { created: boolean }> {
+    checkBlobKey(key);
+    const sha256 = shaOfKey(key);
     await mkdir(this.tmp, { recursive: true });
     const temporary = join(this.tmp, `${sha256}.${randomUUID()}`);
     const file = await open(temporary, 'wx');
@@ -33,11 +37,11 @@ export class FileBlobStore implements BlobStore {
       await file.sync();
       await file.close();
       closed = true;
-      const existed = await this.stat(sha256);
-      const target = this.pathOf(sha256);
-      await mkdir(join(this.dir, sha256.slice(0, 2)), { recursive: true });
+      const existed = await this.stat(key);
+      const target = this.pathOf(key);
+      await mkdir(dirname(target), { recursive: true });
       await rename(temporary, target);
-      await syncDirectory(join(this.dir, sha256.slice(0, 2)));
+      await syncDirectory(dirname(target));
       return { sha256, size, created: existed === null };
     } catch (error) {
       if (!closed) await file.close().catch(() => undefined);
@@ -46,20 +50,28 @@ export class FileBlobStore implements BlobStore {
     }
   }
 
-  async stat(sha256: string): Promise<BlobInfo | null> {
-    if (!/^[0-9a-f]{64}$/.test(sha256)) return null;
+  async stat(key: string): Promise<BlobInfo | null> {
+    if (!isBlobKey(key)) return null;
     try {
-      const info = await stat(this.pathOf(sha256));
-      return { sha256, size: info.size };
+      const info = await stat(this.pathOf(key));
+      return { sha256: shaOfKey(key), size: info.size };
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code === 'ENOENT') return null;
       throw error;
     }
   }
 
-  async get(sha256: string): Promise<Readable | null> {
-    if ((await this.stat(sha256)) === null) return null;
-    return createReadStream(this.pathOf(sha256));
+  async get(key: string): Promise<Readable | null> {
+    if ((await this.stat(key)) === null) return null;
+    return createReadStream(this.pathOf(key));
+  }
+
+  async delete(key: string): Promise<void> {
+    checkBlobKey(key);
+    const path = this.pathOf(key);
+    await rm(path, { force: true });
+    // An upload's own directory held only this file: remove it (an organization's folder stays).
+    if (key !== shaOfKey(key)) await rmdir(dirname(path)).catch(() => undefined);
   }
 
   async close(): Promise<void> {}

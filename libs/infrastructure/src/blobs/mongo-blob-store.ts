@@ -1,14 +1,14 @@
 /**
  * The MongoDB blob store: GridFS (bucket `blobs`), each blob a GridFS file whose filename is its
- * sha256. A put streams into an upload stream while hashing and finishes the file (writes its
+ * key (blob-store.port.ts). A put streams into an upload stream while hashing and finishes the file (writes its
  * files document) only when the hash matches; otherwise it aborts, which deletes the chunks written
  * so far. Two concurrent puts of the same content may leave two files of one name and identical
  * bytes: reads take either, which is harmless.
  */
-import { GridFSBucket, MongoClient, type GridFSBucketWriteStream } from 'mongodb';
+import { GridFSBucket, MongoClient, MongoRuntimeError, type GridFSBucketWriteStream } from 'mongodb';
 import type { Readable } from 'node:stream';
 import { once } from 'node:events';
-import { type BlobInfo, type BlobStore, checkSha256, hashWhileCopying, type PutOptions, SHA256_HEX } from './blob-store.port';
+import { type BlobInfo, type BlobStore, checkBlobKey, hashWhileCopying, isBlobKey, type PutOptions, shaOfKey } from './blob-store.port';
 
 export interface MongoBlobStoreOptions {
   url: string;
@@ -28,9 +28,10 @@ export class MongoBlobStore implements BlobStore {
     return new MongoBlobStore(client, new GridFSBucket(client.db(options.dbName), { bucketName: options.bucketName ?? 'blobs' }));
   }
 
-  async put(sha256: string, content: AsyncIterable<Uint8Array>, options: PutOptions): Promise<BlobInfo & { created: boolean }> {
-    checkSha256(sha256);
-    const upload = this.bucket.openUploadStream(sha256, { metadata: { sha256 } });
+  async put(key: string, content: AsyncIterable<Uint8Array>, options: PutOptions): Promise<BlobInfo & { created: boolean }> {
+    checkBlobKey(key);
+    const sha256 = shaOfKey(key);
+    const upload = this.bucket.openUploadStream(key, { metadata: { sha256 } });
     let size: number;
     try {
       size = await hashWhileCopying(sha256, content, options.maxBytes, (chunk) => write(upload, chunk));
@@ -38,7 +39,7 @@ export class MongoBlobStore implements BlobStore {
       await upload.abort().catch(() => undefined);
       throw error;
     }
-    if ((await this.stat(sha256)) !== null) {
+    if ((await this.stat(key)) !== null) {
       // Already stored: drop this copy instead of keeping a second file of one name.
       await upload.abort();
       return { sha256, size, created: false };
@@ -48,15 +49,26 @@ export class MongoBlobStore implements BlobStore {
     return { sha256, size, created: true };
   }
 
-  async stat(sha256: string): Promise<BlobInfo | null> {
-    if (!SHA256_HEX.test(sha256)) return null;
-    const file = await this.bucket.find({ filename: sha256 }, { limit: 1 }).next();
-    return file ? { sha256, size: file.length } : null;
+  async stat(key: string): Promise<BlobInfo | null> {
+    if (!isBlobKey(key)) return null;
+    const file = await this.bucket.find({ filename: key }, { limit: 1 }).next();
+    return file ? { sha256: shaOfKey(key), size: file.length } : null;
   }
 
-  async get(sha256: string): Promise<Readable | null> {
-    if ((await this.stat(sha256)) === null) return null;
-    return this.bucket.openDownloadStreamByName(sha256);
+  async get(key: string): Promise<Readable | null> {
+    if ((await this.stat(key)) === null) return null;
+    return this.bucket.openDownloadStreamByName(key);
+  }
+
+  /** Every file of the name (two concurrent puts may have left two): GridFSBucket.delete removes its chunks too. */
+  async delete(key: string): Promise<void> {
+    checkBlobKey(key);
+    for await (const file of this.bucket.find({ filename: key }, { projection: { _id: 1 } })) {
+      await this.bucket.delete(file._id).catch((error: unknown) => {
+        // Deleted meanwhile by another process: GridFSBucket.delete removes the chunks, then throws this.
+        if (!(error instanceof MongoRuntimeError && error.message.startsWith('File not found for id'))) throw error;
+      });
+    }
   }
 
   async close(): Promise<void> {

@@ -18,6 +18,12 @@ export interface Settings {
   projectorHealthPort: number;
   /** Per-organization request rate of one api process (token bucket; 0: no limit) and its burst. */
   rateLimit: { perSecond: number; burst: number };
+  /** Uploaded artifact bytes an organization may hold (SVC_ARTIFACT_QUOTA_BYTES, 10 GiB). */
+  artifactQuotaBytes: number;
+  /** How long an upload no investigation references is held (SVC_ARTIFACT_UPLOAD_TTL_S, one day). */
+  artifactUploadTtlMs: number;
+  /** How often the projector expires due uploads and reclaims their bytes (SVC_ARTIFACT_SWEEP_MS, one minute). */
+  artifactSweepMs: number;
 }
 
 /** The settings, checked: a process with a wrong setting stops at start with a message naming it. */
@@ -40,6 +46,9 @@ export function loadSettings(env: NodeJS.ProcessEnv = process.env): Settings {
     bodyLimitBytes: intSetting(env, 'SVC_BODY_LIMIT_BYTES', 1024 * 1024),
     projectorHealthPort: intSetting(env, 'PROJECTOR_PORT', 0),
     rateLimit: rateLimitSettings(env),
+    artifactQuotaBytes: intSetting(env, 'SVC_ARTIFACT_QUOTA_BYTES', 10 * 1024 ** 3),
+    artifactUploadTtlMs: intSetting(env, 'SVC_ARTIFACT_UPLOAD_TTL_S', 24 * 60 * 60) * 1000,
+    artifactSweepMs: Math.max(50, intSetting(env, 'SVC_ARTIFACT_SWEEP_MS', 60_000)),
   };
 }
 

@@ -1,0 +1,81 @@
+/**
+ * Expires uploads no investigation referenced in time and reclaims their bytes (docs/decisions.md,
+ * "Uploads"). Not log-driven: a tick (SVC_ARTIFACT_SWEEP_MS) reads due holds from their read model
+ * and sends each hold's stream an ExpireUpload, which the decider refuses quietly when the hold was
+ * referenced or renewed meanwhile; then, for holds with bytes left to reclaim, deletes the keys the
+ * hold's own stream lists and records each deletion. A crash between the two steps leaves the key
+ * listed, so the next tick deletes it again (deleting nothing is no error). A failing tick is
+ * retried with backoff; the hold's stream, not a timer in memory, is the durable state.
+ */
+import { UPLOADS_STORE, type UploadEvent, uploadStreamId } from '@svc/contracts/investigations/upload.events';
+import { type UploadCommand, uploadsDecider, type UploadState } from '@svc/domain/investigations/uploads.decider';
+import type { Actor } from '@svc/domain/shared/decider';
+import type { BlobStore } from '@svc/infrastructure/blobs';
+import type { CommandService } from '@svc/infrastructure/commands/command-service';
+import { TickLoop } from '@svc/infrastructure/reactors/tick-loop';
+import type { Doc, ReadStore } from '@svc/infrastructure/read-store/read-store.port';
+
+/** Holds handled per tick and step: a backlog drains over several ticks, never in one long one. */
+const BATCH = 200;
+/** The actor of the sweep's commands. */
+const SWEEPER = 'service-accounts/svc-upload-sweep';
+
+export interface UploadSweepOptions {
+  everyMs: number;
+  now: () => Date;
+  log: (line: string) => void;
+}
+
+export class UploadSweep {
+  private readonly loop: TickLoop;
+
+  constructor(
+    private readonly reads: ReadStore,
+    private readonly commands: CommandService,
+    private readonly blobs: BlobStore,
+    private readonly options: UploadSweepOptions,
+  ) {
+    this.loop = new TickLoop(
+      async () => {
+        const { expired, reclaimed } = await this.sweep();
+        if (expired + reclaimed > 0) options.log(`uploads: ${expired} expired, ${reclaimed} reclaimed`);
+      },
+      { name: 'uploads', everyMs: options.everyMs, log: options.log },
+    );
+  }
+
+  start(): void {
+    this.loop.start();
+  }
+
+  stop(): Promise<void> {
+    return this.loop.stop();
+  }
+
+  /** One pass: due holds expired, expired holds' bytes deleted. Exposed for tests. */
+  async sweep(): Promise<{ expired: number; reclaimed: number }> {
+    const now = this.options.now().toISOString();
+    const uploads = this.reads.collection(UPLOADS_STORE);
+    let expired = 0;
+    for (const doc of await uploads.find({ status: 'LIVE', expireTime: { $lte: now } }, { sort: { expireTime: 1 }, limit: BATCH })) {
+      const handled = await this.send(doc, { type: 'ExpireUpload', actor: actorOf(doc, now) });
+      expired += handled.events.length;
+    }
+    let reclaimed = 0;
+    for (const doc of await uploads.find({ _reclaimCount: { $gt: 0 } }, { limit: BATCH })) {
+      const state = await this.commands.stateOf(uploadsDecider, streamOf(doc));
+      for (const blobKey of state.reclaim) {
+        await this.blobs.delete(blobKey);
+        reclaimed += (await this.send(doc, { type: 'ReclaimBlob', actor: actorOf(doc, now), blobKey })).events.length;
+      }
+    }
+    return { expired, reclaimed };
+  }
+
+  private send(doc: Doc, command: UploadCommand) {
+    return this.commands.handle<UploadState, UploadCommand, UploadEvent>({ decider: uploadsDecider, streamId: streamOf(doc), command, context: { actor: command.actor } });
+  }
+}
+
+const streamOf = (doc: Doc): string => uploadStreamId(String(doc._org), String(doc.sha256));
+const actorOf = (doc: Doc, now: string): Actor => ({ org: String(doc._org), actor: SWEEPER, subject: SWEEPER, permissions: [], now });
