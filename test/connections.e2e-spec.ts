@@ -79,10 +79,25 @@ describe('connections (GET /v1/connections, /v1/connections/{id}, /v1/connection
         toolConfigurations: [{ tool: 'TOOL_SQLDB_QUERY', enabled: true }],
       },
     });
-    const chat = await stack.request<{ connection: Connection }>('GET', '/v1/connections/slack', { as: BOB });
+    const chat = await stack.request<{ connection: Connection }>('GET', '/v1/connections/slack');
     expect(chat.body.connection.connectionDetails).toEqual({
       chat: { teamId: 'T001', signingSecret: 'chat-signing-secret', botChannels: [{ name: '#ops', id: 'C001' }] },
     });
+  });
+
+  it('answers secret values only to callers holding INTEGRATIONS_WRITE: a member without it gets the other details', async () => {
+    const chat = await stack.request<{ connection: Connection }>('GET', '/v1/connections/slack', { as: BOB });
+    expect(chat.body.connection.connectionDetails).toEqual({ chat: { teamId: 'T001', botChannels: [{ name: '#ops', id: 'C001' }] } });
+    const warehouse = await stack.request<{ connection: Connection }>('GET', '/v1/connections/warehouse', { as: BOB });
+    expect(warehouse.body.connection.connectionDetails).toEqual({ sqldb: { host: 'db.internal', port: 5432, database: 'analytics', username: 'svc', sslMode: 'require' } });
+    // Values kept in the environment are left out too, and one that cannot be opened is no error for them.
+    const partner = await stack.request<{ connection: Connection }>('GET', '/v1/connections/partner', { as: BOB });
+    expect(partner.body.connection.connectionDetails).toEqual({ http: { timeoutSeconds: 5 } });
+    expect((await stack.request('GET', '/v1/connections/broken', { as: BOB })).status).toBe(200);
+    for (const name of ['slack', 'warehouse', 'vault', 'partner']) {
+      const text = JSON.stringify((await stack.request('GET', `/v1/connections/${name}`, { as: BOB })).body);
+      for (const secret of SECRETS) expect(text).not.toContain(secret);
+    }
   });
 
   it('a ${env:NAME} secret is resolved from the api environment at read time', async () => {

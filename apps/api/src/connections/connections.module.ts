@@ -13,7 +13,7 @@ import { ListRequest } from '@svc/contracts/shared/requests';
 import { userCreatableConnectionTypes } from '@svc/domain/connections/connection-types';
 import { failedPrecondition } from '@svc/domain/shared/domain-error';
 import type { Settings } from '@svc/infrastructure/config/env';
-import { openSecrets, SecretBox, SecretUnavailableError } from '@svc/infrastructure/config/secrets';
+import { omitSecrets, openSecrets, SecretBox, SecretUnavailableError } from '@svc/infrastructure/config/secrets';
 import { SETTINGS } from '@svc/infrastructure/nest/tokens';
 import type { Doc } from '@svc/infrastructure/read-store/read-store.port';
 import { toCamelDeep } from '@svc/infrastructure/wire';
@@ -24,6 +24,9 @@ import { pick } from '../resource-kit/presentation';
 
 /** The fields of a connection on Get (spec part 1, "Connection"); the read model also keeps times. */
 const CONNECTION_FIELDS = ['name', 'displayName', 'description', 'connectionType', 'connectionDetails', 'toolConfigurations'];
+
+/** Who may read a connection's secret values (spec/permissions.md); other members get the rest of its details. */
+const SECRETS_PERMISSION = 'INTEGRATIONS_WRITE';
 
 /** Reads only: the operator configuration is the only writer of connections. */
 const CONNECTIONS: ServiceSettings = { service: CONNECTIONS_SERVICE };
@@ -58,6 +61,12 @@ export class ConnectionCredentials {
     // The configuration may spell detail keys snake_case (`ssl_mode`); the wire is lowerCamelCase.
     return pick({ ...doc, connectionDetails: toCamelDeep(details) }, CONNECTION_FIELDS);
   }
+
+  /** The connection with its secret fields left out: nothing is opened, so nothing can fail to open. */
+  async withoutSecrets(org: string, name: string): Promise<Doc> {
+    const doc = await this.queries.execute(new GetDocumentQuery('connections', org, name, 'connection'));
+    return pick({ ...doc, connectionDetails: toCamelDeep(omitSecrets(doc.connectionDetails ?? {})) }, CONNECTION_FIELDS);
+  }
 }
 
 /** svc.connections.v1.ConnectionsService (REST only): reads of the configured connections and the type catalog. */
@@ -88,7 +97,9 @@ class ConnectionsMethods implements OnModuleInit {
     };
     this.registry.register(
       defineMethod(CONNECTIONS, 'GetConnection', GetConnectionRequest, 'read', async ({ principal, request }) => ({
-        connection: await this.credentials.resolve(principal.org, `connections/${request.connectionId}`),
+        connection: principal.permissions.includes(SECRETS_PERMISSION)
+          ? await this.credentials.resolve(principal.org, `connections/${request.connectionId}`)
+          : await this.credentials.withoutSecrets(principal.org, `connections/${request.connectionId}`),
       })),
       // Lists never carry details, so no secret (sealed or not) leaves through them.
       listMethod(this.queries, CONNECTIONS, 'ListConnections', { request: ListRequest, spec: connections, key: 'connections', shape: (doc) => pick(doc, CONNECTION_LIST_FIELDS) }),

@@ -2,7 +2,7 @@ import { createCipheriv, createDecipheriv, hkdfSync } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { deriveKey, KEY_PURPOSES, openSecrets, SecretBox, SecretUnavailableError, sealSecrets } from './secrets';
+import { deriveKey, KEY_PURPOSES, omitSecrets, openSecrets, SecretBox, SecretUnavailableError, sealSecrets } from './secrets';
 
 describe('sealSecrets / openSecrets', () => {
   let dir: string;
@@ -104,5 +104,20 @@ describe('keys derived from SVC_ENCRYPTION_KEY', () => {
     expect(box.seal(legacy)).toBe(legacy); // already sealed: stored as is
     const other = SecretBox.fromEnvironment('/nonexistent-unused', { SVC_ENCRYPTION_KEY: Buffer.alloc(32, 1).toString('base64') });
     expect(() => other.open(legacy)).toThrow(SecretUnavailableError);
+  });
+});
+
+describe('omitSecrets', () => {
+  it('leaves out every secret field and every ${env:NAME} value, at any depth, and keeps the rest', () => {
+    const details = {
+      sqldb: { host: 'db', port: 5432, password: 'p', ssl_mode: 'require' },
+      http: { base_url: '${env:PARTNER_URL}', api_key: 'k', headers: [{ name: 'x', authorization: 'Bearer t' }], timeout_seconds: 5 },
+      chat: { team_id: 'T1', signing_secret: 's', bot_channels: [{ name: '#ops', id: 'C1' }], tokens: ['a', 'b'] },
+    };
+    expect(omitSecrets(details)).toEqual({
+      sqldb: { host: 'db', port: 5432, ssl_mode: 'require' },
+      http: { headers: [{ name: 'x' }], timeout_seconds: 5 },
+      chat: { team_id: 'T1', bot_channels: [{ name: '#ops', id: 'C1' }], tokens: [] },
+    });
   });
 });

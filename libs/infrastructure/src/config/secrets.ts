@@ -151,8 +151,22 @@ function mapSecretFields(value: unknown, transform: Transform, key = ''): unknow
   if (value && typeof value === 'object') {
     return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, mapSecretFields(v, transform, k)]));
   }
-  return typeof value === 'string' && (SecretBox.isSecretField(key) || ENV_REFERENCE.test(value)) ? transform(value) : value;
+  return isSecretValue(value, key) ? transform(value as string) : value;
 }
+
+/**
+ * Connection details with every secret field (and every value kept as a `${env:NAME}` reference)
+ * left out, for callers who may see a connection but not its credentials (spec/permissions.md).
+ */
+export function omitSecrets<T>(details: T, key = ''): T {
+  if (Array.isArray(details)) return details.filter((v) => !isSecretValue(v, key)).map((v) => omitSecrets(v, key)) as T;
+  if (details && typeof details === 'object') {
+    return Object.fromEntries(Object.entries(details).filter(([k, v]) => !isSecretValue(v, k)).map(([k, v]) => [k, omitSecrets(v, k)])) as T;
+  }
+  return details;
+}
+
+const isSecretValue = (value: unknown, key: string): boolean => typeof value === 'string' && (SecretBox.isSecretField(key) || ENV_REFERENCE.test(value));
 
 /** Connection details as stored: each secret field sealed (a reference or ciphertext). */
 export function sealSecrets<T>(details: T, box: SecretBox): T {
