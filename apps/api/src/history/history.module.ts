@@ -3,6 +3,9 @@ import { notFound } from '@svc/domain/shared/domain-error';
 import { EVENT_STORE, type EventStore } from '@svc/infrastructure/event-store/event-store.port';
 import { readAsOf, readHistory } from '@svc/infrastructure/history/resource-history';
 import { historyTarget, type HistoryTarget } from '@svc/infrastructure/history/targets';
+import type { Settings } from '@svc/infrastructure/config/env';
+import { SETTINGS } from '@svc/infrastructure/nest/tokens';
+import { KeyedGate } from '@svc/infrastructure/requests/keyed-gate';
 import { MethodRegistry, type MethodDefinition } from '../http/method-registry';
 import { HISTORY_SERVICE } from './extension-routes';
 import { GetResourceAsOfRequest, ListResourceHistoryRequest } from './history.requests';
@@ -10,14 +13,22 @@ import { GetResourceAsOfRequest, ListResourceHistoryRequest } from './history.re
 /**
  * A resource's history and its state at a past version or time, read from its stream. Reads need
  * only membership, like every Get; the stream is the caller's organization's, so another
- * organization's resource has no events here and answers NOT_FOUND.
+ * organization's resource has no events here and answers NOT_FOUND. A read folds its stream up to
+ * what it answers, so it is admitted through a gate per organization (SVC_HISTORY_READS_PER_ORG,
+ * SVC_HISTORY_READS): a burst of one organization waits its turn, or is told to retry.
  */
 @Injectable()
 class HistoryMethods implements OnModuleInit {
+  private readonly gate: KeyedGate;
+
   constructor(
     private readonly registry: MethodRegistry,
     @Inject(EVENT_STORE) private readonly events: EventStore,
-  ) {}
+    @Inject(SETTINGS) settings: Settings,
+  ) {
+    const { perOrg, total } = settings.historyReads;
+    this.gate = new KeyedGate({ perKey: perOrg, total, queuePerKey: 2 * perOrg, what: 'history and as-of reads' });
+  }
 
   onModuleInit(): void {
     const history: MethodDefinition<ListResourceHistoryRequest> = {
@@ -25,7 +36,8 @@ class HistoryMethods implements OnModuleInit {
       method: 'ListResourceHistory',
       request: ListResourceHistoryRequest,
       handle: async ({ principal, request }) => {
-        const page = await readHistory(this.events, targetOf(principal.org, request.name), request);
+        const target = targetOf(principal.org, request.name);
+        const page = await this.gate.run(principal.org, () => readHistory(this.events, target, request));
         return { events: page.entries, nextPageToken: page.nextPageToken };
       },
     };
@@ -33,7 +45,10 @@ class HistoryMethods implements OnModuleInit {
       service: HISTORY_SERVICE,
       method: 'GetResourceAsOf',
       request: GetResourceAsOfRequest,
-      handle: async ({ principal, request }) => readAsOf(this.events, targetOf(principal.org, request.name), request),
+      handle: async ({ principal, request }) => {
+        const target = targetOf(principal.org, request.name);
+        return this.gate.run(principal.org, () => readAsOf(this.events, target, request));
+      },
     };
     this.registry.register(history as MethodDefinition<object>, asOf as MethodDefinition<object>);
   }

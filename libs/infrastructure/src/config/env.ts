@@ -22,6 +22,8 @@ export interface Settings {
   artifactQuotaBytes: number;
   /** How long an upload no investigation references is held (SVC_ARTIFACT_UPLOAD_TTL_S, one day). */
   artifactUploadTtlMs: number;
+  /** History and as-of reads running at once: per organization (SVC_HISTORY_READS_PER_ORG, 2) and in the process (SVC_HISTORY_READS, 4). */
+  historyReads: { perOrg: number; total: number };
   /** How often the projector expires due uploads and reclaims their bytes (SVC_ARTIFACT_SWEEP_MS, one minute). */
   artifactSweepMs: number;
 }
@@ -48,6 +50,7 @@ export function loadSettings(env: NodeJS.ProcessEnv = process.env): Settings {
     rateLimit: rateLimitSettings(env),
     artifactQuotaBytes: intSetting(env, 'SVC_ARTIFACT_QUOTA_BYTES', 10 * 1024 ** 3),
     artifactUploadTtlMs: intSetting(env, 'SVC_ARTIFACT_UPLOAD_TTL_S', 24 * 60 * 60) * 1000,
+    historyReads: { perOrg: Math.max(1, intSetting(env, 'SVC_HISTORY_READS_PER_ORG', 2)), total: Math.max(1, intSetting(env, 'SVC_HISTORY_READS', 4)) },
     artifactSweepMs: Math.max(50, intSetting(env, 'SVC_ARTIFACT_SWEEP_MS', 60_000)),
   };
 }

@@ -45,36 +45,86 @@ export interface HistoryPage {
   nextPageToken: string;
 }
 
-/** Every event of the target, oldest or newest first, one page of it. NOT_FOUND when it has none. */
+/** Events read from the stream at a time: the fold yields to other requests between chunks. */
+export const HISTORY_CHUNK = 500;
+
+/**
+ * Every event of the target, oldest or newest first, one page of it. NOT_FOUND when it has none.
+ * The stream is read in chunks, and only as far as the page needs: oldest first stops once the page
+ * is full, newest first once it reaches the page token's version, keeping only the newest page of
+ * what it passed (bounded memory whatever the stream's length).
+ */
 export async function readHistory(events: EventStore, target: HistoryTarget, query: HistoryQuery): Promise<HistoryPage> {
   const descending = parseOrder(query.orderBy);
   const size = pageSizeOf(query.pageSize);
   const fingerprint = queryFingerprint({ orderBy: descending ? 'time desc' : 'time', extra: { history: target.name } });
   const after = decodePageToken(query.pageToken, fingerprint);
   if (after && typeof after.after[0] !== 'number') throw invalid('page_token is invalid');
-  const all = historyOf(await events.readStream(target.stream), target);
-  if (all.length === 0) throw notFound(`'${target.name}' not found`);
-  const ordered = descending ? all.reverse() : all;
   const from = after ? (after.after[0] as number) : undefined;
-  const rest = from === undefined ? ordered : ordered.filter((e) => (descending ? e.version < from : e.version > from));
-  const entries = rest.slice(0, size);
-  const more = rest.length > size;
+  const window: HistoryEntry[] = [];
+  let seen = false;
+  const fold = historyFold(target);
+  for await (const chunk of chunksOf(events, target.stream, descending && from !== undefined ? from : undefined)) {
+    let done = false;
+    for (const entry of fold(chunk)) {
+      seen = true;
+      if (descending) {
+        if (from !== undefined && entry.version >= from) continue;
+        window.push(entry);
+        // One more than the page tells whether an older page follows.
+        if (window.length > 2 * (size + 1)) window.splice(0, window.length - (size + 1));
+      } else if (from === undefined || entry.version > from) {
+        window.push(entry);
+        if (window.length > size) done = true;
+      }
+    }
+    if (done) break;
+  }
+  if (!seen) throw notFound(`'${target.name}' not found`);
+  const ordered = descending ? window.slice(-(size + 1)).reverse() : window;
+  const entries = ordered.slice(0, size);
+  const more = ordered.length > size;
   return { entries, nextPageToken: more ? encodePageToken({ q: fingerprint, after: [entries[entries.length - 1].version] }) : '' };
+}
+
+/**
+ * The stream in chunks of HISTORY_CHUNK, up to revision `before` (exclusive) when given, yielding to
+ * the event loop between chunks so a long fold never holds other requests for long.
+ */
+async function* chunksOf(events: EventStore, stream: string, before?: number): AsyncGenerator<RecordedEvent[]> {
+  let next = 0n;
+  for (;;) {
+    const maxCount = before === undefined ? HISTORY_CHUNK : Math.min(HISTORY_CHUNK, before - Number(next));
+    if (maxCount <= 0) return;
+    const chunk = await events.readStream(stream, { fromRevision: next, maxCount });
+    if (chunk.length === 0) return;
+    yield chunk;
+    if (chunk.length < maxCount) return;
+    next = chunk[chunk.length - 1].revision + 1n;
+    await new Promise((resolve) => setImmediate(resolve));
+  }
+}
+
+/** A fold over the target's events, chunk after chunk: each chunk's history entries with what they changed. */
+function historyFold(target: HistoryTarget): (records: readonly RecordedEvent[]) => HistoryEntry[] {
+  const fold = target.folder();
+  return (records) => {
+    const entries: HistoryEntry[] = [];
+    for (const record of records) {
+      const before = fold.current();
+      fold.step(record);
+      if (!target.concerns(record)) continue;
+      const change = target.change?.(record) ?? diff(before, fold.current());
+      if (change === null) continue;
+      entries.push(entryOf(record, change));
+    }
+    return entries;
+  };
 }
 
 /** The history entries of a whole stream, each with what it changed (one pass, one fold). */
 export function historyOf(records: readonly RecordedEvent[], target: HistoryTarget): HistoryEntry[] {
-  const fold = target.folder();
-  const entries: HistoryEntry[] = [];
-  for (const record of records) {
-    const before = fold.current();
-    fold.step(record);
-    if (!target.concerns(record)) continue;
-    const change = target.change?.(record) ?? diff(before, fold.current());
-    if (change === null) continue;
-    entries.push(entryOf(record, change));
-  }
-  return entries;
+  return historyFold(target)(records);
 }
 
 export interface AsOf {
@@ -99,10 +149,13 @@ export async function readAsOf(events: EventStore, target: HistoryTarget, asOf: 
   }
   const fold = target.folder();
   let last: RecordedEvent | undefined;
-  for (const record of await events.readStream(target.stream)) {
-    if (!until(record)) break;
-    fold.step(record);
-    if (target.concerns(record)) last = record;
+  // A version needs nothing past it; a time stops at the first event after it.
+  scan: for await (const chunk of chunksOf(events, target.stream, asOf.version !== undefined ? asOf.version + 1 : undefined)) {
+    for (const record of chunk) {
+      if (!until(record)) break scan;
+      fold.step(record);
+      if (target.concerns(record)) last = record;
+    }
   }
   const resource = fold.current();
   const when = asOf.version !== undefined ? `version ${asOf.version}` : asOf.readTime;

@@ -1,0 +1,93 @@
+import 'reflect-metadata';
+import { randomUUID } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { noteSpec } from '@svc/domain/notes/note.resource';
+import type { Actor } from '@svc/domain/shared/decider';
+import { type ResourceCommand, resourceStreamId } from '@svc/domain/shared/resource';
+import { resourceDecider } from '@svc/domain/shared/resource.decider';
+import type { EventStore, NewEvent, ReadStreamOptions } from '../event-store/event-store.port';
+import { SqliteEventStore } from '../event-store/sqlite-event-store';
+import { HISTORY_CHUNK, historyOf, readAsOf, readHistory } from './resource-history';
+import { historyTarget } from './targets';
+
+const UPDATES = HISTORY_CHUNK * 2 + 37;
+const actor: Actor = { org: 'acme', actor: 'users/alice', subject: 'users/alice', permissions: ['KNOWLEDGE_WRITE'], now: '2026-01-01T00:00:00.000Z' };
+
+describe('history reads of a long stream', () => {
+  let dir: string;
+  let store: SqliteEventStore;
+  const target = historyTarget('acme', 'notes/long')!;
+  beforeAll(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'svc-history-'));
+    store = new SqliteEventStore({ file: join(dir, 'events.db') });
+    // Decided like the command service would, appended in batches (a command per event would fold the stream each time).
+    const decider = resourceDecider(noteSpec);
+    const commands: ResourceCommand[] = [{ type: 'Create', actor, id: 'long', resource: { displayName: 'v0', toolName: 'sqldb_query' } }];
+    for (let i = 1; i <= UPDATES; i++) commands.push({ type: 'Update', actor, name: 'notes/long', resource: { displayName: `v${i}` }, scope: 'all-provided' });
+    let state = decider.initialState();
+    const events: NewEvent[] = [];
+    for (const command of commands) {
+      for (const event of decider.decide(command, state)) {
+        state = decider.evolve(state, event);
+        events.push({ id: randomUUID(), type: event.type, data: event.data as Record<string, unknown>, metadata: { org: 'acme', actor: actor.actor, subject: actor.subject, correlationId: 'c', causationId: 'c', occurredAt: actor.now, schemaVersion: 1 } });
+      }
+    }
+    const stream = resourceStreamId(noteSpec, 'acme', 'notes/long');
+    for (let at = 0; at < events.length; at += 200) await store.append(stream, events.slice(at, at + 200), at === 0 ? 'no_stream' : BigInt(at - 1));
+  });
+  afterAll(() => {
+    store.close?.();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  /** The store, counting the events each read hands out. */
+  function counting(): { events: EventStore; read: () => number } {
+    let read = 0;
+    const events = Object.create(store) as EventStore;
+    events.readStream = async (id: string, options?: ReadStreamOptions) => {
+      const records = await store.readStream(id, options);
+      read += records.length;
+      return records;
+    };
+    return { events, read: () => read };
+  }
+
+  it('pages oldest first across chunks exactly like one fold of the whole stream, reading only as far as each page needs', async () => {
+    const whole = historyOf(await store.readStream(target.stream), target);
+    expect(whole).toHaveLength(UPDATES + 1);
+    const { events, read } = counting();
+    const first = await readHistory(events, target, { pageSize: 10 });
+    expect(first.entries).toEqual(whole.slice(0, 10));
+    expect(read()).toBeLessThanOrEqual(HISTORY_CHUNK);
+    const pages = [first.entries];
+    let token = first.nextPageToken;
+    while (token) {
+      const page = await readHistory(store, target, { pageSize: 400, pageToken: token });
+      pages.push(page.entries);
+      token = page.nextPageToken;
+    }
+    expect(pages.flat()).toEqual(whole);
+  });
+
+  it('pages newest first across chunks, each page the next older one, nothing skipped or repeated', async () => {
+    const whole = historyOf(await store.readStream(target.stream), target).reverse();
+    const pages = [];
+    let token = '';
+    do {
+      const page = await readHistory(store, target, { orderBy: 'time desc', pageSize: 333, pageToken: token || undefined });
+      pages.push(page.entries);
+      token = page.nextPageToken;
+    } while (token);
+    expect(pages.flat()).toEqual(whole);
+  });
+
+  it('reads an as-of version only up to that version', async () => {
+    const { events, read } = counting();
+    const asOf = await readAsOf(events, target, { version: 3 });
+    expect(asOf).toMatchObject({ version: 3, resource: { displayName: 'v3' } });
+    expect(read()).toBe(4);
+    expect((await readAsOf(store, target, { version: UPDATES })).resource.displayName).toBe(`v${UPDATES}`);
+  });
+});
