@@ -98,6 +98,23 @@ describe('chat webhook (HandleChatEvent)', () => {
     expect(ok.status).toBe(200);
   });
 
+  it('applies the input limits of every route, even to a correctly signed delivery, and fires nothing for it', async () => {
+    let deep: Record<string, unknown> = { x: 1 };
+    for (let i = 0; i < 40; i++) deep = { d: deep };
+    const cases: Array<[string, string]> = [
+      [JSON.stringify({ ...message('deep'), extra: deep }), 'nested more than 32 levels'],
+      [JSON.stringify(message('x'.repeat(65_537))), 'at most 65536 are allowed'],
+      // JSON.stringify drops a `__proto__` own key's name: write it into the raw text, as an attacker would.
+      [JSON.stringify(message('proto')).replace('{', '{"__proto__":{"polluted":true},'), "'__proto__'"],
+    ];
+    for (const [raw, why] of cases) {
+      const timestamp = String(Math.floor(Date.now() / 1000));
+      const res = await stack.request('POST', ROUTE, { as: MACHINE, rawBody: raw, headers: { 'x-slack-request-timestamp': timestamp, 'x-slack-signature': chatSignature(CHATOPS_SIGNING_SECRET, timestamp, raw) } });
+      expect(res.status).toBe(400);
+      expect(res.body).toMatchObject({ error: { status: 'INVALID_ARGUMENT', message: expect.stringContaining(why) } });
+    }
+  });
+
   it('a message in a listed channel fires the enabled chat_message_posted triggers with the context the spec lists', async () => {
     const res = await deliver(message('deploying <@U0OTHER> now'));
     expect(res.status).toBe(200);
