@@ -4,6 +4,9 @@
  * roles give newcomers their default, and a session token dies with its session or agent.
  */
 import { generateKeyPairSync, type KeyObject } from 'node:crypto';
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
 import { SignJWT } from 'jose';
 import { createEventStore } from '@svc/infrastructure/event-store';
 import { ALICE, GINA, type Response, Stack, TEST_CONFIG, TEST_IDP, TEST_WORKLOAD } from './support/harness';
@@ -209,5 +212,20 @@ describe('issuers bound to organizations, safe subjects, configured default role
       expect((await getAuth(token)).status).toBe(401);
       expect((await call(`${AGENTS}/UpdateAgent`, { agent: { name: 'agents/doomed', title: 'back' }, update_mask: 'title' }, token)).status).toBe(401);
     });
+  });
+});
+
+describe('the operator configuration at start', () => {
+  it('an issuer without organizations stops the api, naming the entry', async () => {
+    const unbound = TEST_CONFIG.replace('    organizations: [acme]\nmachine_credentials', 'machine_credentials');
+    expect(unbound).not.toBe(TEST_CONFIG);
+    const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'svc-e2e-'));
+    try {
+      await expect(Stack.start({ layout: 'inprocess', config: unbound, dataDir })).rejects.toThrow(
+        /bearer_issuers\[0\]\.organizations must list the organizations this issuer may sign in to \(required\)/,
+      );
+    } finally {
+      fs.rmSync(dataDir, { recursive: true, force: true });
+    }
   });
 });
