@@ -25,8 +25,8 @@ interface Verified {
 
 /**
  * Bearer JWTs from the configured identity providers, each bound to its organizations (a token
- * naming another is refused), with subjects from the safe set (user-subject.ts). A verified token is remembered until it
- * expires; its principal is recomputed when the organization's access stamp moves, like the Basic
+ * naming another is refused), with subjects from the safe set (user-subject.ts). A verified token
+ * is remembered until it expires; its principal is recomputed when the organization's access stamp moves, like the Basic
  * path. A person the organization does not know yet joins it, holding the default role, through
  * the command bus (JoinOrganization: idempotent, so concurrent first requests add them once).
  */

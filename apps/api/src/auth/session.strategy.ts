@@ -2,13 +2,14 @@ import { Inject, Injectable, Logger } from '@nestjs/common';
 import { PassportStrategy } from '@nestjs/passport';
 import { agentSpec } from '@svc/domain/agents/agent.resource';
 import { SessionTokens } from '@svc/infrastructure/auth/session-tokens';
-import { TokenRejected } from '@svc/infrastructure/auth/trusted-issuers';
+import { TokenRejected, type TrustedIssuers } from '@svc/infrastructure/auth/trusted-issuers';
 import { SESSIONS } from '@svc/infrastructure/areas/sessions/sessions.projection';
 import { READ_STORE } from '@svc/infrastructure/nest/tokens';
 import { docId } from '@svc/infrastructure/projection/projection';
 import type { ReadStore } from '@svc/infrastructure/read-store/read-store.port';
 import { Strategy as CustomStrategy } from 'passport-custom';
 import { AGENT_PERMISSIONS, AGENT_SERVICE_IDENTITY, type Principal } from './principal';
+import { WORKLOAD_ISSUERS } from './auth.providers';
 import { schemeToken, VerifiedTokens } from './token-credentials';
 
 /**
@@ -26,6 +27,7 @@ export class SessionStrategy extends PassportStrategy(CustomStrategy, 'svc-sessi
   constructor(
     private readonly tokens: SessionTokens,
     @Inject(READ_STORE) private readonly reads: ReadStore,
+    @Inject(WORKLOAD_ISSUERS) private readonly workloads: TrustedIssuers,
   ) {
     super();
   }
@@ -54,6 +56,8 @@ export class SessionStrategy extends PassportStrategy(CustomStrategy, 'svc-sessi
   private async verify(token: string): Promise<Principal | null> {
     try {
       const claims = await this.tokens.verify(token);
+      // A token outlives no change of the configuration: its minting issuer must still reach its organization.
+      if (!this.workloads.reaches(claims.provider, claims.org)) throw new TokenRejected('its workload issuer is no longer bound to its organization');
       const principal: Principal = {
         org: claims.org,
         actor: AGENT_SERVICE_IDENTITY,

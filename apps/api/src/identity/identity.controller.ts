@@ -47,9 +47,8 @@ export class IdentityController {
   async mintAgentSessionToken(@CurrentWorkload() workload: WorkloadIdentity, @Body() body: unknown, @Res({ passthrough: true }) reply: FastifyReply) {
     const request = await parseRequest({ request: MintAgentSessionTokenRequest }, body);
     const owned = await this.owners.resolve(request.session);
-    // The proof's issuer is bound to organizations: a workload platform of one tenant never
-    // holds a token for another tenant's session.
-    // The message does not name the organization: the caller is not one of its workloads.
+    // The proof's issuer is bound to organizations: one tenant's workload platform never holds a
+    // token for another tenant's session. The message does not name that organization.
     if (!workload.organizations.includes(owned.org)) {
       void reply.header('WWW-Authenticate', 'Svc-Workload realm="svc"');
       throw unauthenticated("the workload proof's issuer may not mint session tokens for this session's organization");
