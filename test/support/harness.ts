@@ -82,11 +82,13 @@ organizations:
 workload_issuers:
   - issuer: https://workload.test
     public_key_pem: "\${env:TEST_WORKLOAD_PUBLIC_KEY}"
+    organizations: [acme, globex]
 bearer_issuers:
   - issuer: https://idp.test
     audience: svc
     public_key_pem: "\${env:TEST_IDP_PUBLIC_KEY}"
     org_claim: tenant
+    organizations: [acme]
 machine_credentials: ["integrations:machine-secret"]
 `;
 

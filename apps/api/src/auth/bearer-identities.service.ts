@@ -1,6 +1,7 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { CommandBus } from '@nestjs/cqrs';
 import { ORGANIZATION_ID } from '@svc/domain/organizations/organization.decider';
+import { userSubjectProblem } from '@svc/domain/organizations/user-subject';
 import { type AccessCommand, accessDecider, type AccessEvent, type AccessState, memberPermissions } from '@svc/domain/roles/access.decider';
 import { DomainError } from '@svc/domain/shared/domain-error';
 import { TokenRejected, type TrustedIssuers } from '@svc/infrastructure/auth/trusted-issuers';
@@ -12,8 +13,6 @@ import { sanitizedIdentity, VerifiedTokens } from './token-credentials';
 
 /** The projection serving members (checkpoint name), waited for after a first login. */
 const ACCESS = 'access';
-/** A `sub` usable as `users/{sub}`: no slash, printable, bounded. */
-const SUBJECT = /^[^/\s\p{Cc}]{1,128}$/u;
 
 interface Verified {
   org: string;
@@ -25,8 +24,9 @@ interface Verified {
 }
 
 /**
- * Bearer JWTs from the configured identity providers. A verified token is remembered until it
- * expires; its principal is recomputed when the organization's access stamp moves, like the Basic
+ * Bearer JWTs from the configured identity providers, each bound to its organizations (a token
+ * naming another is refused), with subjects from the safe set (user-subject.ts). A verified token
+ * is remembered until it expires; its principal is recomputed when the organization's access stamp moves, like the Basic
  * path. A person the organization does not know yet joins it, holding the default role, through
  * the command bus (JoinOrganization: idempotent, so concurrent first requests add them once).
  */
@@ -60,7 +60,10 @@ export class BearerIdentities {
       const claims = await this.issuers.verify(token);
       const org = claims[this.orgClaims.get(claims.iss) ?? 'org'];
       if (typeof org !== 'string' || !ORGANIZATION_ID.test(org)) throw new TokenRejected('organization claim missing or not an organization ID');
-      if (!SUBJECT.test(claims.sub)) throw new TokenRejected('sub is not usable as a user ID');
+      // Before anything is looked up or joined: an issuer signs in only to its own organizations.
+      if (!this.issuers.reaches(claims.iss, org)) throw new TokenRejected(`issuer is not bound to organization '${org}'`);
+      const problem = typeof claims.sub === 'string' ? userSubjectProblem(claims.sub) : 'is not a string';
+      if (problem !== null) throw new TokenRejected(`sub ${problem}`);
       const verified: Verified = { org, user: `users/${claims.sub}`, externalIdentity: sanitizedIdentity(claims.sub) };
       this.verified.set(token, verified, (claims.exp as number) * 1000);
       return verified;

@@ -17,6 +17,8 @@ export interface WorkloadIdentity {
   provider: string;
   /** The proof's subject. */
   externalIdentity: string;
+  /** The organizations whose sessions the issuer may mint tokens for (operator configuration). */
+  organizations: readonly string[];
 }
 
 /** The authenticated caller of one request. The organization comes from the credential, never the body. */

@@ -8,7 +8,8 @@ import { sanitizedIdentity, schemeToken } from './token-credentials';
 
 /**
  * `Authorization: Svc-Workload <JWT>` from a configured workload issuer. It proves only which
- * workload is calling (no organization), so the guard offers it to MintAgentSessionToken alone.
+ * workload is calling (no organization), so the guard offers it to MintAgentSessionToken alone,
+ * which mints only for sessions of the organizations the issuer is bound to.
  */
 @Injectable()
 export class WorkloadStrategy extends PassportStrategy(CustomStrategy, 'svc-workload') {
@@ -23,7 +24,7 @@ export class WorkloadStrategy extends PassportStrategy(CustomStrategy, 'svc-work
     if (!token || this.issuers.size === 0) return false;
     try {
       const claims = await this.issuers.verify(token);
-      return { provider: claims.iss, externalIdentity: sanitizedIdentity(claims.sub) };
+      return { provider: claims.iss, externalIdentity: sanitizedIdentity(claims.sub), organizations: this.issuers.organizationsOf(claims.iss) };
     } catch (error) {
       if (!(error instanceof TokenRejected)) throw error;
       this.logger.debug(`workload proof refused: ${error.message}`);

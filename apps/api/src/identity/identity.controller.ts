@@ -1,7 +1,9 @@
-import { Body, Controller, Get, HttpCode, Module, Post } from '@nestjs/common';
+import { Body, Controller, Get, HttpCode, Module, Post, Res } from '@nestjs/common';
+import type { FastifyReply } from 'fastify';
 import { IsNotEmpty, IsString } from 'class-validator';
 import { SessionTokens } from '@svc/infrastructure/auth/session-tokens';
 import { parseRequest } from '@svc/infrastructure/requests/parse-request';
+import { unauthenticated } from '../http/errors';
 import { CurrentPrincipal, CurrentWorkload, type Principal, Public, type WorkloadIdentity, WorkloadOnly } from '../auth/principal';
 import { SessionOwners } from './session-owner';
 
@@ -42,9 +44,15 @@ export class IdentityController {
   @Post('v1/auth/session-token')
   @HttpCode(200)
   @WorkloadOnly()
-  async mintAgentSessionToken(@CurrentWorkload() workload: WorkloadIdentity, @Body() body: unknown) {
+  async mintAgentSessionToken(@CurrentWorkload() workload: WorkloadIdentity, @Body() body: unknown, @Res({ passthrough: true }) reply: FastifyReply) {
     const request = await parseRequest({ request: MintAgentSessionTokenRequest }, body);
     const owned = await this.owners.resolve(request.session);
+    // The proof's issuer is bound to organizations: one tenant's workload platform never holds a
+    // token for another tenant's session. The message does not name that organization.
+    if (!workload.organizations.includes(owned.org)) {
+      void reply.header('WWW-Authenticate', 'Svc-Workload realm="svc"');
+      throw unauthenticated("the workload proof's issuer may not mint session tokens for this session's organization");
+    }
     const { token, expiresAt } = await this.tokens.mint({
       org: owned.org,
       subject: owned.agent,

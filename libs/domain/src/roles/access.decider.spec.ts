@@ -399,6 +399,29 @@ describe('AddMember (operator configuration)', () => {
   });
 });
 
+describe('DeclareRole (operator configuration)', () => {
+  const config = as('operator-config', PERMISSIONS, T1);
+  const declare = (roleId: string, role: RoleInput, isDefault = false): AccessCommand => ({ type: 'DeclareRole', actor: config, roleId, role, isDefault });
+
+  it('creates the role, and makes it the default in the same append when the file says so', () => {
+    given([initialized]).when(declare('writer', { displayName: 'writer', permissions: ['KNOWLEDGE_WRITE'] })).then([roleCreated(writer)]);
+    given([initialized])
+      .when(declare('writer', { displayName: 'writer', permissions: ['KNOWLEDGE_WRITE'] }, true))
+      .then([roleCreated(writer), defaultRoleSet('roles/writer', 'roles/admin')]);
+  });
+
+  it('creates a role once: an existing or deleted role of that name, and its default flag, are left alone', () => {
+    given(org).when(declare('writer', { permissions: ['AGENTS_WRITE'] }, true)).thenNothing();
+    given([...org, roleDeleted('roles/viewer')]).when(declare('viewer', {}, true)).thenNothing();
+    given([initialized]).when(declare('admin', {}, true)).thenNothing();
+  });
+
+  it('refuses an unknown permission key or a malformed role ID', () => {
+    given([initialized]).when(declare('x', { permissions: ['EVERYTHING'] })).thenFails('INVALID_ARGUMENT', /unknown permission 'EVERYTHING'/);
+    given([initialized]).when(declare('-x', {})).thenFails('INVALID_ARGUMENT', /role_id/);
+  });
+});
+
 describe('JoinOrganization (a person verified by a trusted identity provider)', () => {
   const join = (user: string): AccessCommand => ({ type: 'JoinOrganization', actor: as(user, []), user });
 
@@ -415,6 +438,11 @@ describe('JoinOrganization (a person verified by a trusted identity provider)', 
   it('needs an initialized organization and a user name', () => {
     given().when(join('users/zoe')).thenFails('FAILED_PRECONDITION', 'organization is not initialized');
     given([initialized]).when(join('service-accounts/x')).thenFails('INVALID_ARGUMENT', /users\/\{user\}/);
+  });
+
+  it('refuses a user ID outside the safe subject set (invisible characters, the wildcard)', () => {
+    given([initialized]).when(join('users/al\u200bice')).thenFails('INVALID_ARGUMENT', /user ID/);
+    given([initialized]).when(join('users/*')).thenFails('INVALID_ARGUMENT', /user ID/);
   });
 });
 

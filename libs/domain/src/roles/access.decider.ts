@@ -6,11 +6,12 @@ import { PERMISSIONS, isPermission } from '@svc/contracts/roles/permissions';
 import type { Actor, Decider, DomainEvent } from '../shared/decider';
 import { alreadyExists, failedPrecondition, invalid, notFound, permissionDenied } from '../shared/domain-error';
 import { isPresent, sortedUnique } from '../shared/json-path';
+import { userSubjectProblem } from '../organizations/user-subject';
 import type { UpdateScope } from '../shared/resource';
 
 export const ADMIN_ROLE = 'roles/admin';
-const ROLE_ID = /^[a-zA-Z0-9][a-zA-Z0-9_-]*$/;
-const ROLE_ID_MAX = 63;
+export const ROLE_ID = /^[a-zA-Z0-9][a-zA-Z0-9_-]*$/;
+export const ROLE_ID_MAX = 63;
 const USER = /^users\/[^/]+$/;
 const MEMBER = /^(users|service-accounts)\/[^/]+$/;
 
@@ -74,6 +75,12 @@ export type AssignRoles = { type: 'AssignRoles'; actor: Actor; user: string; rol
 /** Operator configuration (SVC_CONFIG): trusted, so no escalation check. */
 export type AddMember = { type: 'AddMember'; actor: Actor; member: string; roles: string[] };
 /**
+ * Operator configuration: the role is created once (nothing when its name is taken, even by a
+ * deleted role, so the organization's later edits win) and, when `isDefault`, made the default role
+ * in the same append, so new members never join between the two.
+ */
+export type DeclareRole = { type: 'DeclareRole'; actor: Actor; roleId: string; role: RoleInput; isDefault: boolean };
+/**
  * A person the organization does not know yet, verified by a trusted identity provider (Bearer JWT),
  * joins holding the default role of this very state, so a concurrent SetDefaultRole cannot be missed.
  */
@@ -86,6 +93,7 @@ export type AccessCommand =
   | SetDefaultRole
   | AssignRoles
   | AddMember
+  | DeclareRole
   | JoinOrganization;
 
 /** Union of the permissions of the live roles held; a deleted role grants nothing. Sorted. */
@@ -113,7 +121,7 @@ function decide(input: AccessCommand, state: AccessState): AccessEvent[] {
   if (input.type === 'InitializeAccess') return initialize(input, state);
   if (!state.initialized) throw failedPrecondition('organization is not initialized');
   const command = { ...input, actor: asOfState(input.actor, state) } as Exclude<AccessCommand, InitializeAccess>;
-  if (command.type !== 'AddMember' && command.type !== 'JoinOrganization' && Object.hasOwn(state.members, command.actor.actor) && !command.actor.permissions.includes('ROLES_WRITE')) {
+  if (command.type !== 'AddMember' && command.type !== 'DeclareRole' && command.type !== 'JoinOrganization' && Object.hasOwn(state.members, command.actor.actor) && !command.actor.permissions.includes('ROLES_WRITE')) {
     throw permissionDenied(`${command.type} requires the ROLES_WRITE permission`);
   }
   switch (command.type) {
@@ -129,6 +137,8 @@ function decide(input: AccessCommand, state: AccessState): AccessEvent[] {
       return assignRoles(command, state);
     case 'AddMember':
       return addMember(command, state);
+    case 'DeclareRole':
+      return declareRole(command, state);
     case 'JoinOrganization':
       return joinOrganization(command, state);
     default:
@@ -273,8 +283,18 @@ function addMember({ member, roles: refs }: AddMember, state: AccessState): Acce
   return [{ type: 'MemberAdded', data: { member, roles } }];
 }
 
+function declareRole({ actor, roleId, role, isDefault }: DeclareRole, state: AccessState): AccessEvent[] {
+  if (Object.hasOwn(state.roles, `roles/${roleId}`)) return [];
+  const [created] = createRole({ type: 'CreateRole', actor, roleId, generated: false, role }, state);
+  if (!isDefault) return [created];
+  return [created, { type: 'DefaultRoleSet', data: { name: `roles/${roleId}`, previous: state.defaultRole, updateTime: actor.now } }];
+}
+
 function joinOrganization({ user }: JoinOrganization, state: AccessState): AccessEvent[] {
   if (!USER.test(user)) throw invalid(`user must be users/{user}, got '${user}'`);
+  // The identity adapters check the subject first; this keeps `users/*` out whatever the caller.
+  const problem = userSubjectProblem(user.slice('users/'.length));
+  if (problem !== null) throw invalid(`user ID ${problem}`);
   // Idempotent: concurrent first requests of one person add them once.
   if (Object.hasOwn(state.members, user)) return [];
   return [{ type: 'MemberAdded', data: { member: user, roles: state.defaultRole === null ? [] : [state.defaultRole] } }];

@@ -13,7 +13,7 @@ describe('TrustedIssuers (bearer and workload JWT verification)', () => {
     const pair = await generateKeyPair('ES256');
     key = pair.privateKey;
     other = (await generateKeyPair('ES256')).privateKey;
-    issuers = new TrustedIssuers([{ issuer: ISSUER, audience: 'svc', publicKeyPem: await exportSPKI(pair.publicKey) }], 'bearer issuer');
+    issuers = new TrustedIssuers([{ issuer: ISSUER, audience: 'svc', publicKeyPem: await exportSPKI(pair.publicKey), organizations: ['acme'] }], 'bearer issuer');
   });
 
   const sign = (claims: Record<string, unknown> = {}, options: { key?: KeyLike; exp?: number; nbf?: number; iss?: string; aud?: string } = {}) => {
@@ -72,7 +72,12 @@ describe('TrustedIssuers (bearer and workload JWT verification)', () => {
     await expect(issuers.verify(`${header}.${payload}.${signature}`)).rejects.toThrow(TokenRejected);
   });
 
+  it('reaches only the organizations the issuer is bound to', () => {
+    expect([issuers.reaches(ISSUER, 'acme'), issuers.reaches(ISSUER, 'globex'), issuers.reaches('https://evil.example', 'acme')]).toEqual([true, false, false]);
+    expect(issuers.organizationsOf(ISSUER)).toEqual(['acme']);
+  });
+
   it('names a configured key that is not a PEM public key', () => {
-    expect(() => new TrustedIssuers([{ issuer: ISSUER, publicKeyPem: 'nope' }], 'workload issuer')).toThrow(/workload issuer 'https:\/\/idp.example'/);
+    expect(() => new TrustedIssuers([{ issuer: ISSUER, publicKeyPem: 'nope', organizations: ['acme'] }], 'workload issuer')).toThrow(/workload issuer 'https:\/\/idp.example'/);
   });
 });

@@ -18,11 +18,14 @@ export interface IssuerConfig {
   publicKeyPem: string;
   /** Required for bearer issuers when configured: the token's `aud` must contain it. */
   audience?: string;
+  /** The only organizations its tokens may reach (spec/operator-config.md: required). */
+  organizations: readonly string[];
 }
 
 interface TrustedIssuer {
   issuer: string;
   audience?: string;
+  organizations: ReadonlySet<string>;
   key: KeyObject;
   algorithms: string[];
 }
@@ -44,12 +47,31 @@ export class TrustedIssuers {
       } catch (error) {
         throw new Error(`${what} '${config.issuer}': public_key_pem is not a PEM public key (${(error as Error).message})`);
       }
-      this.byIssuer.set(config.issuer, { issuer: config.issuer, audience: config.audience, key, algorithms: algorithmsFor(key, `${what} '${config.issuer}'`) });
+      this.byIssuer.set(config.issuer, {
+        issuer: config.issuer,
+        audience: config.audience,
+        organizations: new Set(config.organizations),
+        key,
+        algorithms: algorithmsFor(key, `${what} '${config.issuer}'`),
+      });
     }
   }
 
   get size(): number {
     return this.byIssuer.size;
+  }
+
+  /**
+   * Whether tokens of `issuer` may act in `org`: the configuration binds each issuer to its
+   * organizations, so one tenant's identity provider or workload platform never reaches another.
+   */
+  reaches(issuer: string, org: string): boolean {
+    return this.byIssuer.get(issuer)?.organizations.has(org) === true;
+  }
+
+  /** The organizations `issuer` is bound to (empty for an unknown issuer). */
+  organizationsOf(issuer: string): readonly string[] {
+    return [...(this.byIssuer.get(issuer)?.organizations ?? [])];
   }
 
   /** The verified claims, or TokenRejected saying which rule failed. */

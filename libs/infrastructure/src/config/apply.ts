@@ -26,7 +26,8 @@ export interface ApplyResult {
 /**
  * Applies the configuration idempotently, each change as events through the same deciders the API
  * uses: what is there is left alone, what is new is added, what changed is updated. A member's
- * roles from the file apply only when the member is first added (later AssignRoles wins).
+ * roles from the file apply only when the member is first added (later AssignRoles wins); a
+ * declared role, and its default flag, only when the role is first created.
  */
 export async function applyOperatorConfig(
   config: OperatorConfig,
@@ -56,6 +57,16 @@ export async function applyOperatorConfig(
       displayName: org.displayName,
     });
     await run(accessDecider, `access-${org.id}`, { type: 'InitializeAccess', actor });
+    // Before the members, whose roles may name them; created once, so later API edits win.
+    for (const role of org.roles) {
+      await run(accessDecider, `access-${org.id}`, {
+        type: 'DeclareRole',
+        actor,
+        roleId: role.id,
+        role: { displayName: role.displayName, description: role.description, permissions: role.permissions },
+        isDefault: role.isDefault,
+      });
+    }
     const principals = [
       ...org.members.map((m) => ({ name: `users/${m.user}`, roles: m.roles, apiKeys: m.apiKeys })),
       ...org.serviceAccounts.map((s) => ({ name: `service-accounts/${s.id}`, roles: s.roles, apiKeys: s.apiKeys })),

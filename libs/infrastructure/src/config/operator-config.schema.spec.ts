@@ -45,10 +45,11 @@ describe('operator configuration: every problem at once, unknown keys refused', 
       'organizations[1].connections[0].tools[0].enabled',
       'organizations[1].services[0].colour',
       'bearer_issuers[0].issuer',
+      'bearer_issuers[0].organizations',
       'organisations',
     ]);
     const lines = error.message.split('\n');
-    expect(lines[0]).toBe('operator configuration: 9 problems');
+    expect(lines[0]).toBe('operator configuration: 10 problems');
     expect(lines.slice(1)).toEqual([
       '  organizations[0].id must match ^[a-z0-9][a-z0-9-]{0,62}$',
       '  organizations[0].members must be a list',
@@ -58,6 +59,7 @@ describe('operator configuration: every problem at once, unknown keys refused', 
       '  organizations[1].connections[0].tools[0].enabled must be true or false',
       expect.stringMatching(/^ {2}organizations\[1\]\.services\[0\]\.colour is not a field the catalog takes \(known: id, display_name, /),
       '  bearer_issuers[0].issuer must be a non-empty string',
+      '  bearer_issuers[0].organizations must list the organizations this issuer may sign in to (required)',
       '  organisations is not a known field (known: organizations, workload_issuers, bearer_issuers, machine_credentials)',
     ]);
   });
@@ -97,7 +99,7 @@ describe('operator configuration: every problem at once, unknown keys refused', 
     const config = parseOperatorConfig(
       {
         organizations: [{ id: 42, members: [{ user: 'users/bob' }], connections: [{ id: 'pd', type: 'CONNECTION_TYPE_PAGER', tools: [{ tool: 'T' }] }] }],
-        bearer_issuers: [{ issuer: 'https://idp.example' }],
+        bearer_issuers: [{ issuer: 'https://idp.example', organizations: ['42'] }],
       },
       {},
     );
@@ -107,7 +109,8 @@ describe('operator configuration: every problem at once, unknown keys refused', 
       members: [{ user: 'bob', roles: [], apiKeys: [] }],
       connections: [{ id: 'pd', displayName: 'pd', description: '', details: {}, tools: [{ tool: 'T', enabled: true }] }],
     });
-    expect(config.bearerIssuers).toEqual([{ issuer: 'https://idp.example', audience: undefined, publicKeyPem: '', orgClaim: 'org' }]);
+    expect(config.bearerIssuers).toEqual([{ issuer: 'https://idp.example', audience: undefined, publicKeyPem: '', orgClaim: 'org', organizations: ['42'] }]);
+    expect(config.organizations[0].roles).toEqual([]);
   });
 
   it('the example of config/svc-config.yaml is valid once its secrets are in the environment', () => {
@@ -115,6 +118,109 @@ describe('operator configuration: every problem at once, unknown keys refused', 
     expect(() => loadOperatorConfig(file, {})).toThrow(/api_keys\[0\]: environment variable ALICE_API_SECRET is not set/);
     const config = loadOperatorConfig(file, { ALICE_API_SECRET: 'a', DEPLOYER_API_SECRET: 'd' });
     expect(config.organizations.map((o) => o.id)).toEqual(['acme']);
+  });
+});
+
+describe('operator configuration: issuers are bound to organizations', () => {
+  const orgs = [{ id: 'acme' }, { id: 'globex' }];
+  const bearer = (extra: Record<string, unknown>) => ({ issuer: 'https://idp.example', audience: 'svc', ...extra });
+
+  it('binds each bearer and workload issuer to the organizations it lists', () => {
+    const config = parseOperatorConfig(
+      {
+        organizations: orgs,
+        bearer_issuers: [bearer({ organizations: ['acme'] }), { issuer: 'https://idp.globex', organizations: ['globex'] }],
+        workload_issuers: [{ issuer: 'https://workload.example', organizations: ['acme', 'globex'] }],
+      },
+      {},
+    );
+    expect(config.bearerIssuers.map((b) => [b.issuer, b.organizations])).toEqual([
+      ['https://idp.example', ['acme']],
+      ['https://idp.globex', ['globex']],
+    ]);
+    expect(config.workloadIssuers).toEqual([{ issuer: 'https://workload.example', publicKeyPem: '', organizations: ['acme', 'globex'] }]);
+  });
+
+  it('an issuer without organizations, or with an empty list, is an error naming the entry', () => {
+    expect(problems({ organizations: orgs, bearer_issuers: [bearer({})], workload_issuers: [{ issuer: 'https://w' }] }).message).toBe(
+      [
+        'operator configuration: 2 problems',
+        '  workload_issuers[0].organizations must list the organizations this issuer may mint session tokens for (required)',
+        '  bearer_issuers[0].organizations must list the organizations this issuer may sign in to (required)',
+      ].join('\n'),
+    );
+    expect(problems({ organizations: orgs, bearer_issuers: [bearer({ organizations: [] })] }).message).toBe(
+      'operator configuration: bearer_issuers[0].organizations must list at least one organization this issuer may sign in to',
+    );
+  });
+
+  it('an organization the file does not declare is an error (a typo binds to nothing, or to someone else later)', () => {
+    expect(problems({ organizations: orgs, workload_issuers: [{ issuer: 'https://w', organizations: ['acme', 'acmee'] }] }).message).toBe(
+      "operator configuration: workload_issuers[0].organizations[1]: organization 'acmee' of issuer 'https://w' is not declared in this file",
+    );
+    expect(problems({ organizations: orgs, bearer_issuers: [bearer({ organizations: ['Acme'] })] }).message).toBe(
+      'operator configuration: bearer_issuers[0].organizations[0] must match ^[a-z0-9][a-z0-9-]{0,62}$',
+    );
+  });
+
+  it('an organization has at most one identity provider, and an issuer appears once', () => {
+    expect(
+      problems({ organizations: orgs, bearer_issuers: [bearer({ organizations: ['acme'] }), { issuer: 'https://idp.other', organizations: ['globex', 'acme'] }] })
+        .message,
+    ).toBe(
+      "operator configuration: bearer_issuers[1].organizations[1]: organization 'acme' is already served by bearer issuer 'https://idp.example'; an organization has at most one identity provider",
+    );
+    expect(problems({ organizations: orgs, workload_issuers: [{ issuer: 'https://w', organizations: ['acme'] }, { issuer: 'https://w', organizations: ['globex'] }] }).message).toBe(
+      "operator configuration: workload_issuers[1].issuer: issuer 'https://w' appears twice",
+    );
+  });
+
+  it('several workload issuers may serve one organization (a proof creates no identity)', () => {
+    const config = parseOperatorConfig(
+      { organizations: orgs, workload_issuers: [{ issuer: 'https://a', organizations: ['acme'] }, { issuer: 'https://b', organizations: ['acme'] }] },
+      {},
+    );
+    expect(config.workloadIssuers.map((w) => w.organizations)).toEqual([['acme'], ['acme']]);
+  });
+});
+
+describe('operator configuration: declared roles and member IDs', () => {
+  it('reads roles with their defaults', () => {
+    const config = parseOperatorConfig(
+      { organizations: [{ id: 'acme', roles: [{ id: 'responder', permissions: ['KNOWLEDGE_WRITE'], default: true }, { id: 'roles/viewer', display_name: 'Viewer', description: 'reads' }] }] },
+      {},
+    );
+    expect(config.organizations[0].roles).toEqual([
+      { id: 'responder', displayName: 'responder', description: '', permissions: ['KNOWLEDGE_WRITE'], isDefault: true },
+      { id: 'viewer', displayName: 'Viewer', description: 'reads', permissions: [], isDefault: false },
+    ]);
+  });
+
+  it('an unknown permission, a malformed ID, admin or a non-boolean default are errors naming the entry', () => {
+    const error = problems({
+      organizations: [{ id: 'acme', roles: [{ id: 'a', permissions: ['KNOWLEDGE_WRITE', 'EVERYTHING'] }, { id: '-x' }, { id: 'admin' }, { id: 'c', default: 'yes' }] }],
+    });
+    expect(error.message.split('\n').slice(1)).toEqual([
+      expect.stringMatching(/^ {2}organizations\[0\]\.roles\[0\]\.permissions\[1\]: unknown permission 'EVERYTHING'; known: ROLES_WRITE, /),
+      expect.stringMatching(/^ {2}organizations\[0\]\.roles\[1\]\.id: role ID '-x' must be/),
+      '  organizations[0].roles[2].id: admin is the system role of every organization; it cannot be declared',
+      '  organizations[0].roles[3].default must be true or false',
+    ]);
+  });
+
+  it('two roles marked default, or one ID twice, are errors', () => {
+    const error = problems({ organizations: [{ id: 'acme', roles: [{ id: 'a', default: true }, { id: 'b', default: true }, { id: 'a' }] }] });
+    expect(error.message.split('\n').slice(1)).toEqual([
+      "  organizations[0].roles[1].default: roles 'a' and 'b' are both marked default; at most one may be",
+      "  organizations[0].roles[2].id: role 'a' appears twice",
+    ]);
+  });
+
+  it('a configured user ID follows the bearer subject rules', () => {
+    expect(problems({ organizations: [{ id: 'acme', members: [{ user: '*' }, { user: 'al\u200bice' }] }] }).issues.map((i) => i.path)).toEqual([
+      'organizations[0].members[0].user',
+      'organizations[0].members[1].user',
+    ]);
   });
 });
 

@@ -3,6 +3,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { apiKeyDecider } from '@svc/domain/organizations/organization.decider';
+import { accessDecider } from '@svc/domain/roles/access.decider';
 import { needsRehash, verifySecret } from '../auth/secret-hash';
 import { CommandService } from '../commands/command-service';
 import { SqliteEventStore } from '../event-store/sqlite-event-store';
@@ -120,6 +121,36 @@ describe('operator configuration: applying', () => {
       .filter((e) => /^(organization|access|apikey)-/.test(e.streamId))
       .map((e) => e.type);
     expect(types).toEqual(['MemberAdded', 'ApiKeyIssued', 'OrganizationCreated', 'AccessInitialized', 'MemberAdded', 'ApiKeyIssued']);
+  });
+
+  it('declared roles are created once, before the members that hold them; the default one is what newcomers get', async () => {
+    const withRoles = {
+      organizations: [
+        {
+          id: 'acme',
+          roles: [
+            { id: 'responder', display_name: 'Responder', permissions: ['KNOWLEDGE_WRITE', 'INVESTIGATIONS_WRITE'], default: true },
+            { id: 'viewer', permissions: [] },
+          ],
+          members: [{ user: 'rita', roles: ['responder'] }],
+        },
+      ],
+    };
+    const first = await apply(withRoles);
+    const types = (await events.readAll({ maxCount: 1000 })).filter((e) => e.streamId === 'access-acme').map((e) => e.type);
+    expect(types).toEqual(['AccessInitialized', 'RoleCreated', 'DefaultRoleSet', 'RoleCreated', 'MemberAdded']);
+    const state = await new CommandService(events).stateOf(accessDecider, 'access-acme');
+    expect(state.defaultRole).toBe('roles/responder');
+    expect(state.roles['roles/responder']).toMatchObject({ displayName: 'Responder', permissions: ['INVESTIGATIONS_WRITE', 'KNOWLEDGE_WRITE'], isDefault: true });
+    expect(state.members['users/rita']).toEqual(['roles/responder']);
+    expect(first.changes).toBeGreaterThan(0);
+
+    // Re-applying, even with the file's role changed, appends nothing: the organization's edits win.
+    const edited = structuredClone(withRoles);
+    edited.organizations[0].roles[0].permissions = ['AGENTS_WRITE'];
+    edited.organizations[0].roles[0].default = false;
+    edited.organizations[0].roles[1].default = true;
+    expect(await apply(edited)).toEqual({ position: null, changes: 0 });
   });
 });
 

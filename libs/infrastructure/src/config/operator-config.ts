@@ -1,7 +1,10 @@
 import * as fs from 'node:fs';
 import { parse as parseYaml } from 'yaml';
 import { z } from 'zod';
+import { PERMISSIONS, isPermission } from '@svc/contracts/roles/permissions';
 import { API_KEY_ID, ORGANIZATION_ID } from '@svc/domain/organizations/organization.decider';
+import { userSubjectProblem } from '@svc/domain/organizations/user-subject';
+import { ROLE_ID, ROLE_ID_MAX } from '@svc/domain/roles/access.decider';
 import { serviceList, type ServiceConfig } from './catalog-config';
 import { ConfigError } from './config-error';
 import { indicatorV2List, judgeIndicatorsV2, type IndicatorV2Config } from './indicators-v2-config';
@@ -11,14 +14,41 @@ import { addIssue, describeIssues, list, mapping, nonEmptyString, text } from '.
 /** The operator configuration file (spec/operator-config.md), JSON or YAML. */
 export interface OperatorConfig {
   organizations: OrganizationConfig[];
-  workloadIssuers: Array<{ issuer: string; publicKeyPem: string }>;
-  bearerIssuers: Array<{ issuer: string; audience?: string; publicKeyPem: string; orgClaim: string }>;
+  workloadIssuers: WorkloadIssuerConfig[];
+  bearerIssuers: BearerIssuerConfig[];
   machineCredentials: string[];
+}
+
+/** A workload issuer: its proofs may mint session tokens for sessions of `organizations` only. */
+export interface WorkloadIssuerConfig {
+  issuer: string;
+  publicKeyPem: string;
+  organizations: string[];
+}
+
+/** An identity provider: its tokens may sign in to `organizations` only (at most one issuer per organization). */
+export interface BearerIssuerConfig {
+  issuer: string;
+  audience?: string;
+  publicKeyPem: string;
+  orgClaim: string;
+  organizations: string[];
+}
+
+/** A role the file declares: created once; `isDefault` makes it the role new members get. */
+export interface RoleConfig {
+  id: string;
+  displayName: string;
+  description: string;
+  permissions: string[];
+  isDefault: boolean;
 }
 
 export interface OrganizationConfig {
   id: string;
   displayName: string;
+  /** Created once, before the members (whose roles may name them). */
+  roles: RoleConfig[];
   members: Array<{ user: string; roles: string[]; apiKeys: ApiKeyPair[] }>;
   serviceAccounts: Array<{ id: string; roles: string[]; apiKeys: ApiKeyPair[] }>;
   connections: ConnectionConfig[];
@@ -92,11 +122,31 @@ export function operatorConfigSchema(env: NodeJS.ProcessEnv): z.ZodType<Operator
     });
   const roles = list(nonEmptyString()).meta({ description: 'role IDs, applied when the principal is first added (admin is seeded in every organization)' });
   const keys = list(keyPair).meta({ description: 'Basic API key pairs; usernames are unique across all organizations' });
-  const member = mapping({ user: nonEmptyString().meta({ description: 'becomes users/{user}' }), roles, api_keys: keys }).transform((m) => ({
-    user: m.user.replace(/^users\//, ''),
-    roles: m.roles ?? [],
-    apiKeys: m.api_keys ?? [],
-  }));
+  const member = mapping({ user: nonEmptyString().meta({ description: 'becomes users/{user}' }), roles, api_keys: keys }).transform((m, ctx) => {
+    const user = m.user.replace(/^users\//, '');
+    // The same safe set as bearer subjects: a configured `*` or invisible character would be as misleading.
+    const problem = userSubjectProblem(user);
+    if (problem !== null) addIssue(ctx, `user ID ${problem}`, ['user'], true);
+    return { user, roles: m.roles ?? [], apiKeys: m.api_keys ?? [] };
+  });
+  const role = mapping({
+    id: nonEmptyString().meta({ description: 'becomes roles/{id}; admin is the system role and cannot be declared' }),
+    display_name: nonEmptyString().optional().meta({ description: 'default: the id' }),
+    description: text().optional(),
+    permissions: list(nonEmptyString()).meta({ description: `permission keys (${PERMISSIONS.join(', ')})` }),
+    default: z.boolean({ error: 'must be true or false' }).optional().meta({ description: 'the role new members get (at most one per organization; default false)' }),
+  }).transform((r, ctx): RoleConfig => {
+    const id = r.id.replace(/^roles\//, '');
+    if (!ROLE_ID.test(id) || id.length > ROLE_ID_MAX) {
+      addIssue(ctx, `role ID '${id}' must be at most ${ROLE_ID_MAX} letters, digits, hyphens and underscores, starting with a letter or digit`, ['id'], true);
+    }
+    if (id === 'admin') addIssue(ctx, 'admin is the system role of every organization; it cannot be declared', ['id'], true);
+    const permissions = r.permissions ?? [];
+    permissions.forEach((key, i) => {
+      if (!isPermission(key)) addIssue(ctx, `unknown permission '${key}'; known: ${PERMISSIONS.join(', ')}`, ['permissions', i], true);
+    });
+    return { id, displayName: r.display_name ?? id, description: r.description ?? '', permissions, isDefault: r.default === true };
+  });
   const serviceAccount = mapping({ id: nonEmptyString().meta({ description: 'becomes service-accounts/{id}' }), roles, api_keys: keys }).transform((s) => ({
     id: s.id.replace(/^service-accounts\//, ''),
     roles: s.roles ?? [],
@@ -129,6 +179,7 @@ export function operatorConfigSchema(env: NodeJS.ProcessEnv): z.ZodType<Operator
   const organization = mapping({
     id: nonEmptyString(ORGANIZATION_ID),
     display_name: nonEmptyString().optional().meta({ description: 'default: the id' }),
+    roles: list(role).meta({ description: 'roles created once (later edits through the API win); the one marked default is given to new members' }),
     members: list(member),
     service_accounts: list(serviceAccount).meta({ description: 'service-accounts/{id}, the actor of what they do' }),
     connections: list(connection).meta({ description: 'read-only through the API (GetConnection, ListConnections)' }),
@@ -138,6 +189,7 @@ export function operatorConfigSchema(env: NodeJS.ProcessEnv): z.ZodType<Operator
     (o, ctx): OrganizationConfig => ({
       id: o.id,
       displayName: o.display_name ?? o.id,
+      roles: judgeRoles(o.roles ?? [], ctx),
       members: o.members ?? [],
       serviceAccounts: o.service_accounts ?? [],
       connections: o.connections ?? [],
@@ -145,16 +197,26 @@ export function operatorConfigSchema(env: NodeJS.ProcessEnv): z.ZodType<Operator
       indicatorsV2: judgeIndicatorsV2(o.indicators_v2 ?? [], o.connections ?? [], ctx),
     }),
   );
-  const workloadIssuer = mapping({ issuer: nonEmptyString(), public_key_pem: text().optional() }).transform((w) => ({
-    issuer: w.issuer,
-    publicKeyPem: w.public_key_pem ?? '',
-  }));
+  // Required, so an issuer can never reach an organization the operator did not name for it.
+  const issuerOrganizations = (what: string, note = '') =>
+    z
+      .array(nonEmptyString(ORGANIZATION_ID), { error: `must list the organizations this issuer ${what} (required)` })
+      .min(1, `must list at least one organization this issuer ${what}`)
+      .meta({ description: `the organizations this issuer ${what} (required; each declared in this file${note})` });
+  const workloadIssuer = mapping({
+    issuer: nonEmptyString(),
+    public_key_pem: text().optional(),
+    organizations: issuerOrganizations('may mint session tokens for'),
+  }).transform((w): WorkloadIssuerConfig => ({ issuer: w.issuer, publicKeyPem: w.public_key_pem ?? '', organizations: w.organizations }));
   const bearerIssuer = mapping({
     issuer: nonEmptyString(),
     audience: nonEmptyString().optional(),
     public_key_pem: text().optional(),
     org_claim: nonEmptyString().optional().meta({ description: 'the claim holding the organization ID (default org)' }),
-  }).transform((b) => ({ issuer: b.issuer, audience: b.audience, publicKeyPem: b.public_key_pem ?? '', orgClaim: b.org_claim ?? 'org' }));
+    organizations: issuerOrganizations('may sign in to', '; at most one bearer issuer per organization'),
+  }).transform(
+    (b): BearerIssuerConfig => ({ issuer: b.issuer, audience: b.audience, publicKeyPem: b.public_key_pem ?? '', orgClaim: b.org_claim ?? 'org', organizations: b.organizations }),
+  );
   return mapping({
     organizations: list(organization),
     workload_issuers: list(workloadIssuer).meta({ description: 'who may present Svc-Workload proofs (JWTs) to MintAgentSessionToken' }),
@@ -192,5 +254,53 @@ export function operatorConfigSchema(env: NodeJS.ProcessEnv): z.ZodType<Operator
           );
         }
       });
+      checkIssuers(config, orgs, ctx);
     });
+}
+
+/** At most one role marked default; role IDs unique within the organization. */
+function judgeRoles(roles: RoleConfig[], ctx: z.RefinementCtx): RoleConfig[] {
+  const ids = new Set<string>();
+  let defaultAt = -1;
+  roles.forEach((role, i) => {
+    if (ids.has(role.id)) addIssue(ctx, `role '${role.id}' appears twice`, ['roles', i, 'id'], true);
+    ids.add(role.id);
+    if (!role.isDefault) return;
+    if (defaultAt >= 0) addIssue(ctx, `roles '${roles[defaultAt].id}' and '${role.id}' are both marked default; at most one may be`, ['roles', i, 'default'], true);
+    else defaultAt = i;
+  });
+  return roles;
+}
+
+/**
+ * Each issuer appears once and names only organizations this file declares (a typo would otherwise
+ * bind it to nothing, or to an organization added later by someone else's file). A bearer issuer is
+ * the one authority on its organizations' `users/{sub}`: two identity providers on one organization
+ * would each be able to sign in as the other's people, so an organization has at most one.
+ */
+function checkIssuers(config: OperatorConfig, declared: ReadonlySet<string>, ctx: z.RefinementCtx): void {
+  const sections: Array<[string, Array<{ issuer: string; organizations: string[] }>]> = [
+    ['workload_issuers', config.workloadIssuers],
+    ['bearer_issuers', config.bearerIssuers],
+  ];
+  for (const [section, issuers] of sections) {
+    const seen = new Set<string>();
+    issuers.forEach((entry, i) => {
+      if (seen.has(entry.issuer)) addIssue(ctx, `issuer '${entry.issuer}' appears twice`, [section, i, 'issuer'], true);
+      seen.add(entry.issuer);
+      entry.organizations.forEach((org, j) => {
+        if (!declared.has(org)) addIssue(ctx, `organization '${org}' of issuer '${entry.issuer}' is not declared in this file`, [section, i, 'organizations', j], true);
+      });
+    });
+  }
+  const servedBy = new Map<string, string>();
+  config.bearerIssuers.forEach((entry, i) =>
+    entry.organizations.forEach((org, j) => {
+      const other = servedBy.get(org);
+      if (other !== undefined && other !== entry.issuer) {
+        addIssue(ctx, `organization '${org}' is already served by bearer issuer '${other}'; an organization has at most one identity provider`, ['bearer_issuers', i, 'organizations', j], true);
+      }
+      servedBy.set(org, other ?? entry.issuer);
+    }),
+  );
 }
