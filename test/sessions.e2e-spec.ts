@@ -214,7 +214,13 @@ describe('sessions (svc.nxagent.v2.AgentService: session methods)', () => {
     expectError(await rpc('Write', { session: name, messages: [user('x')] }, GINA), 'NOT_FOUND', /s1/);
     expect(await listNames({}, GINA)).not.toContain(name);
     // Session names resolve to one organization: Globex (which also has an agent 'triage') cannot reuse it.
-    expectError(await create({ session_id: 's1' }, GINA), 'ALREADY_EXISTS', /s1/);
+    const foreign = await create({ session_id: 's1' }, GINA);
+    expectError(foreign, 'ALREADY_EXISTS', /s1/);
+    // That the name is taken is all it tells: the same answer as acme re-using its own name, no organization named.
+    const own = await create({ session_id: 's1' });
+    const withoutRequestId = (body: unknown) => JSON.stringify(body).replace(/"requestId":"[^"]*"/g, '');
+    expect([foreign.status, withoutRequestId(foreign.body)]).toEqual([own.status, withoutRequestId(own.body)]);
+    expect(JSON.stringify(foreign.body)).not.toMatch(/acme/);
     expect((await create({ session_id: 'globex-own' }, GINA)).status).toBe(200);
   });
 
