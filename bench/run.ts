@@ -15,9 +15,13 @@
  *   BENCH_LAG_SAMPLES      projection-lag samples (default max(100, 30 x BENCH_SECONDS))
  *   BENCH_REBUILD_EVENTS   events in the log before the rebuild (default 100000)
  *   BENCH_SESSION_MESSAGES messages in the long session the session phase reads from its end (default 10000)
- *   BENCH_PHASES           comma list of create,get,list,hot,lag,notify,idle,rebuild,session (default all)
+ *   BENCH_PHASES           comma list of create,get,list,hot,lag,notify,idle,streams,rebuild,session (default all)
  *   BENCH_SUBSCRIBERS      notify: streams over two api processes (default 200); BENCH_PUBLISHES publishes (default 200)
- *   BENCH_IDLE_SUBSCRIBERS idle: streams held open on one api (default 2000)
+ *   BENCH_IDLE_SUBSCRIBERS idle: streams held open on one api (default 2000), by one member (the api's
+ *                          per-member stream cap is raised to it; the other stream caps keep their defaults)
+ *   BENCH_STREAMS          streams: subscribers that never read, spread over 10 roleless members of one
+ *                          organization (100 each, the default per-member cap; default 1000)
+ *   BENCH_STREAM_PUBLISHES streams: publishes to that organization (default 25) of BENCH_STREAM_BYTES (default 240000)
  *   BENCH_PROFILE          api | projector | both: run that process under --cpu-prof, print its hot functions
  *   BENCH_READ_WAIT_MS     passed to the api as SVC_READ_WAIT_MS (diagnostic: 0 = commands do not wait for projections)
  *   BENCH_KEEP=1           keep the data directory (and profiles); BENCH_VERBOSE=1 echoes the processes' output
@@ -31,13 +35,14 @@ import { Client, type LoadResult, runCount, runLoad } from './load';
 import { type LagResult, measureLag } from './lag';
 import { formatProfile, newestProfile, summarizeProfile } from './profile';
 import { measureDelivery, measureIdleMemory } from './notifications';
+import { measureStalledStreams } from './streams';
 import { measureRebuild, type RebuildResult, seedEvents, type SeedResult } from './rebuild';
 import { seedLongSession } from './session';
-import { LISTER, Stack, WRITER } from './stack';
+import { LISTER, READERS, Stack, WRITER } from './stack';
 import { fmtMs, fmtRate } from './stats';
 
 const NOTES = '/svc.notes.v1.NotesService';
-const PHASES = ['create', 'get', 'list', 'hot', 'lag', 'notify', 'idle', 'rebuild', 'session'] as const;
+const PHASES = ['create', 'get', 'list', 'hot', 'lag', 'notify', 'idle', 'streams', 'rebuild', 'session'] as const;
 type Phase = (typeof PHASES)[number];
 
 interface Settings {
@@ -158,7 +163,11 @@ async function main(): Promise<void> {
   const cpuProf = (name: string): string[] => ['--cpu-prof', `--cpu-prof-dir=${path.join(profileDir, name)}`];
   const stack = new Stack({
     verbose: settings.verbose,
-    apiEnv: settings.readWaitMs === undefined ? {} : { SVC_READ_WAIT_MS: settings.readWaitMs },
+    apiEnv: {
+      ...(settings.readWaitMs === undefined ? {} : { SVC_READ_WAIT_MS: settings.readWaitMs }),
+      // The idle phase holds its streams as one member.
+      SVC_NOTIFY_MAX_SUBSCRIBERS_PER_MEMBER: String(Math.max(100, Math.round(numberEnv('BENCH_IDLE_SUBSCRIBERS', 2000)))),
+    },
     apiNodeArgs: settings.profile.api ? cpuProf('api') : [],
     projectorNodeArgs: settings.profile.projector ? cpuProf('projector') : [],
   });
@@ -383,6 +392,27 @@ async function main(): Promise<void> {
       details.push(`Idle subscribers: api RSS ${r.rssBeforeMb.toFixed(1)} MB -> ${r.rssAfterMb.toFixed(1)} MB with ${r.subscribers} open streams (${r.perSubscriberKb.toFixed(1)} KB each)`);
       results.idle = r;
       rows.push({ measure: `api memory for ${r.subscribers} idle subscribers`, result: `+${(r.rssAfterMb - r.rssBeforeMb).toFixed(1)} MB RSS`, target: '<= 200 MB', pass: r.rssAfterMb - r.rssBeforeMb <= 200 });
+    }
+
+    // Streams that never read: bounded buffers, the other tenant's latency meanwhile (issue 16).
+    if (settings.phases.has('streams')) {
+      const streams = Math.round(numberEnv('BENCH_STREAMS', 1000));
+      const publishes = Math.round(numberEnv('BENCH_STREAM_PUBLISHES', 25));
+      const bytes = Math.round(numberEnv('BENCH_STREAM_BYTES', 240_000));
+      log(`streams: ${streams} subscribers that never read, ${publishes} publishes of ${bytes} bytes, another organization's ListNotes meanwhile ...`);
+      meter.begin();
+      const r = await measureStalledStreams(stack.baseUrl, stack.apiPid!, WRITER, READERS, LISTER, { streams, publishes, bytes });
+      details.push(
+        `Streams that never read: ${r.streams} (${READERS.length} members) x ${r.publishes} publishes of ${r.publishBytes} bytes; ` +
+          `api RSS ${r.rssBeforeMb.toFixed(1)} MB before, ${r.rssStreamsOpenMb.toFixed(1)} MB with the streams open, peak ${r.rssPeakMb.toFixed(1)} MB, ${r.rssAfterMb.toFixed(1)} MB after; ` +
+          `${r.endedSlow} streams ended as slow consumers\n` +
+          `    Publish p50 ${fmtMs(r.publishLatency.p50)}, p99 ${fmtMs(r.publishLatency.p99)}, max ${fmtMs(r.publishLatency.max)}; ` +
+          `other organization's ListNotes (${r.otherTenant.count} requests, one at a time) p50 ${fmtMs(r.otherTenant.p50)}, p99 ${fmtMs(r.otherTenant.p99)}, max ${fmtMs(r.otherTenant.max)}\n` +
+          `    ${formatCpu(meter.end())}`,
+      );
+      results.streams = r;
+      rows.push({ measure: `api RSS growth, ${r.streams} non-reading streams x ${r.publishes} large publishes`, result: `+${(r.rssPeakMb - r.rssBeforeMb).toFixed(1)} MB peak`, target: '<= 300 MB', pass: r.rssPeakMb - r.rssBeforeMb <= 300 });
+      rows.push({ measure: "other organization's p99 during them", result: fmtMs(r.otherTenant.p99), target: '<= 100 ms', pass: r.otherTenant.p99 <= 100 });
     }
 
     // 6. Rebuild from position 0 with the projector stopped.

@@ -21,6 +21,8 @@ export interface Credentials {
 /** Two organizations: `acme` takes the write load, `globex` holds exactly the List data set. */
 export const WRITER: Credentials = { username: 'bench-acme-key', password: 'bench-acme-secret' };
 export const LISTER: Credentials = { username: 'bench-globex-key', password: 'bench-globex-secret' };
+/** Roleless members of acme (membership only: they may Subscribe, not Publish), for the streams phase. */
+export const READERS: Credentials[] = Array.from({ length: 10 }, (_, i) => ({ username: `bench-reader${i}-key`, password: `bench-reader${i}-secret` }));
 
 const CONFIG = `
 organizations:
@@ -30,6 +32,7 @@ organizations:
       - user: alice
         roles: [admin]
         api_keys: ["${WRITER.username}:${WRITER.password}"]
+${READERS.map((r, i) => `      - user: reader${i}\n        roles: []\n        api_keys: ["${r.username}:${r.password}"]`).join('\n')}
   - id: globex
     display_name: Globex
     members:

@@ -82,12 +82,12 @@ describe('session activity on the notification stream', () => {
     expect(values(everything)).toEqual(expected);
     expect(deltas.join('')).toBe(replyText);
 
-    // Committed notifications carry the log position as id (on the last of each event's); ephemeral ones none.
+    // Committed notifications carry an opaque id of the log position (on the last of each event's); ephemeral ones none.
     const ids = topical.events.filter((e) => e.id !== undefined);
     expect(topical.events.filter((e) => !isCommitted(e.data.value as Value)).every((e) => e.id === undefined)).toBe(true);
     expect(ids.length).toBeGreaterThanOrEqual(2);
     const midStream = topical.events[1].id;
-    expect(midStream).toMatch(/^\d+(\/\d+)?$/);
+    expect(midStream).toMatch(/^[A-Za-z0-9_-]{43}$/);
 
     // Reconnect from the id after the user message: the committed ones after it, none of the ephemeral ones.
     const resumed = await subscribe({ body: { topic: TOPIC }, lastEventId: midStream });

@@ -12,10 +12,13 @@ import {
   type NotificationBus,
 } from '@svc/infrastructure/notifications/notification-bus.port';
 import { committedNotifications } from '@svc/infrastructure/notifications/session-notifications';
-import { loadNotificationSettings } from '@svc/infrastructure/notifications/settings';
+import { EventIdCodec } from '@svc/infrastructure/notifications/event-ids';
+import { loadMasterKey } from '@svc/infrastructure/config/secrets';
+import { loadNotificationSettings, type NotificationSettings } from '@svc/infrastructure/notifications/settings';
 import { MethodRegistry, type MethodDefinition } from '../http/method-registry';
-import { NotificationStreams } from './notification-streams';
-import { NOTIFICATION_SETTINGS, SubscriberHub } from './subscriber-hub';
+import { StreamBudget } from '../http/event-stream';
+import { NOTIFICATION_HUB, NotificationStreams } from './notification-streams';
+import { NOTIFICATION_SETTINGS, STREAM_BUDGET, SubscriberHub } from './subscriber-hub';
 
 /** svc.notifications.v1.NotificationService: Subscribe (an event stream) and Publish (through the bus). */
 @Injectable()
@@ -65,18 +68,29 @@ class NotificationsMethods implements OnModuleInit, OnModuleDestroy {
   }
 }
 
+/**
+ * Besides Subscribe and Publish, what every event stream of the process shares (WatchModule imports
+ * it): the settings, the buffer budget, and the codec of SSE ids.
+ */
 @Module({
   providers: [
     { provide: NOTIFICATION_SETTINGS, useFactory: () => loadNotificationSettings() },
+    { provide: STREAM_BUDGET, useFactory: (s: NotificationSettings) => new StreamBudget(s.maxBufferedBytesTotal), inject: [NOTIFICATION_SETTINGS] },
+    { provide: EventIdCodec, useFactory: (settings: Settings) => new EventIdCodec(loadMasterKey(settings.dataDir)), inject: [SETTINGS] },
+    {
+      provide: NOTIFICATION_HUB,
+      useFactory: (s: NotificationSettings, budget: StreamBudget, settings: Settings) => new SubscriberHub('notification', s, budget, settings.typeHost),
+      inject: [NOTIFICATION_SETTINGS, STREAM_BUDGET, SETTINGS],
+    },
     {
       provide: CommittedFeed,
       useFactory: (events: EventStore, settings: Settings, bus: NotificationBus) =>
         new CommittedFeed(events, (event) => committedNotifications(event, settings.typeHost), () => bus.sync()),
       inject: [EVENT_STORE, SETTINGS, NOTIFICATION_BUS],
     },
-    SubscriberHub,
     NotificationStreams,
     NotificationsMethods,
   ],
+  exports: [NOTIFICATION_SETTINGS, STREAM_BUDGET, EventIdCodec],
 })
 export class NotificationsModule {}

@@ -2,13 +2,17 @@ import { Inject, Injectable, Module, type OnModuleDestroy, type OnModuleInit } f
 import { EVENT_STORE, type EventStore } from '@svc/infrastructure/event-store/event-store.port';
 import { watchNotifications } from '@svc/infrastructure/history/event-view';
 import { CommittedFeed } from '@svc/infrastructure/notifications/committed-feed';
-import { loadNotificationSettings } from '@svc/infrastructure/notifications/settings';
+import type { Settings } from '@svc/infrastructure/config/env';
+import { SETTINGS } from '@svc/infrastructure/nest/tokens';
+import type { NotificationSettings } from '@svc/infrastructure/notifications/settings';
 import { HISTORY_SERVICE } from '../history/extension-routes';
 import { targetOf } from '../history/history.module';
 import { WatchEventsRequest, WatchResourceRequest } from '../history/history.requests';
 import { MethodRegistry, type MethodDefinition } from '../http/method-registry';
-import { NOTIFICATION_SETTINGS, SubscriberHub } from '../notifications/subscriber-hub';
-import { WATCH_FEED, WatchStreams } from './watch-streams';
+import type { StreamBudget } from '../http/event-stream';
+import { NotificationsModule } from '../notifications/notifications.module';
+import { NOTIFICATION_SETTINGS, STREAM_BUDGET, SubscriberHub } from '../notifications/subscriber-hub';
+import { WATCH_FEED, WATCH_HUB, WatchStreams } from './watch-streams';
 
 /** WatchEvents (`GET /v1/events:watch`) and WatchResource (`GET /v1/{name=**}:watch`): reads, membership only. */
 @Injectable()
@@ -45,10 +49,14 @@ class WatchMethods implements OnModuleInit, OnModuleDestroy {
 }
 
 @Module({
+  imports: [NotificationsModule],
   providers: [
-    // Watch streams have their own admission and heartbeat (same limits and code as notification streams).
-    { provide: NOTIFICATION_SETTINGS, useFactory: () => loadNotificationSettings() },
-    SubscriberHub,
+    // Watch streams have their own admission and heartbeat (same limits and code as notification streams), the process's buffer budget in common.
+    {
+      provide: WATCH_HUB,
+      useFactory: (s: NotificationSettings, budget: StreamBudget, settings: Settings) => new SubscriberHub('watch', s, budget, settings.typeHost),
+      inject: [NOTIFICATION_SETTINGS, STREAM_BUDGET, SETTINGS],
+    },
     { provide: WATCH_FEED, useFactory: (events: EventStore) => new CommittedFeed(events, watchNotifications), inject: [EVENT_STORE] },
     WatchStreams,
     WatchMethods,

@@ -15,7 +15,28 @@ const LEGACY_PREFIX = 'enc:v1:';
 export const KEY_PURPOSES = {
   connectionSecrets: 'svc/connection-secrets/aes-256-gcm/v1',
   connectionSecretsIv: 'svc/connection-secrets/synthetic-iv/v1',
+  eventIdCipher: 'svc/sse-event-ids/aes-256-ctr/v1',
+  eventIdMac: 'svc/sse-event-ids/hmac-sha256/v1',
 } as const;
+
+/**
+ * The master key: SVC_ENCRYPTION_KEY, or in the embedded mode a key file in the data directory
+ * (created by the first process that needs it; every process on the directory reads the same one).
+ */
+export function loadMasterKey(dataDir: string, env: NodeJS.ProcessEnv = process.env): Buffer {
+  if (env.SVC_ENCRYPTION_KEY) return decodeEncryptionKey(env.SVC_ENCRYPTION_KEY);
+  const file = path.join(dataDir, 'encryption.key');
+  fs.mkdirSync(dataDir, { recursive: true });
+  if (!fs.existsSync(file)) {
+    try {
+      fs.writeFileSync(file, randomBytes(32).toString('base64'), { mode: 0o600, flag: 'wx' });
+    } catch (error) {
+      // Another process created it first; use theirs.
+      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+    }
+  }
+  return Buffer.from(fs.readFileSync(file, 'utf8').trim(), 'base64');
+}
 
 /** A 32-byte key for one purpose, derived from the master key (RFC 5869; no salt: the master key is uniformly random). */
 export function deriveKey(master: Buffer, purpose: string): Buffer {
@@ -39,18 +60,7 @@ export class SecretBox {
   }
 
   static fromEnvironment(dataDir: string, env: NodeJS.ProcessEnv = process.env): SecretBox {
-    if (env.SVC_ENCRYPTION_KEY) return new SecretBox(decodeEncryptionKey(env.SVC_ENCRYPTION_KEY));
-    const file = path.join(dataDir, 'encryption.key');
-    fs.mkdirSync(dataDir, { recursive: true });
-    if (!fs.existsSync(file)) {
-      try {
-        fs.writeFileSync(file, randomBytes(32).toString('base64'), { mode: 0o600, flag: 'wx' });
-      } catch (error) {
-        // Another process created it first; use theirs.
-        if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
-      }
-    }
-    return new SecretBox(Buffer.from(fs.readFileSync(file, 'utf8').trim(), 'base64'));
+    return new SecretBox(loadMasterKey(dataDir, env));
   }
 
   /**

@@ -70,8 +70,15 @@ export class CausalGate {
   }
 }
 
+/** One unmarked copy per notification, shared by every stream's gate (their writers cache frames by identity). */
+const unmarked = new WeakMap<BusNotification, BusNotification>();
+
 function withoutMark(n: BusNotification): BusNotification {
   if (!(AFTER_POSITION_KEY in n.notification)) return n;
-  const { [AFTER_POSITION_KEY]: _mark, ...body } = n.notification;
-  return { ...n, notification: body };
+  let copy = unmarked.get(n);
+  if (!copy) {
+    const { [AFTER_POSITION_KEY]: _mark, ...body } = n.notification;
+    unmarked.set(n, (copy = { ...n, notification: body }));
+  }
+  return copy;
 }

@@ -49,6 +49,20 @@ export const sseSubscribers = new Gauge({
   registers: [metricsRegistry],
 });
 
+export const sseSlowConsumers = new Counter({
+  name: 'svc_sse_slow_consumers_total',
+  help: 'Server-sent event streams ended because the client fell behind, by the limit it passed (stream, process, catch_up)',
+  labelNames: ['limit'] as const,
+  registers: [metricsRegistry],
+});
+
+export const sseRefused = new Counter({
+  name: 'svc_sse_refused_total',
+  help: 'Server-sent event streams refused RESOURCE_EXHAUSTED before opening, by the limit (organization, member, process, buffer_budget)',
+  labelNames: ['limit'] as const,
+  registers: [metricsRegistry],
+});
+
 export const rateLimited = new Counter({
   name: 'svc_rate_limited_total',
   help: 'Requests answered RESOURCE_EXHAUSTED by the per-organization rate limit',
