@@ -52,6 +52,9 @@ describe('History and as-of reads', () => {
     expect(cleared).toMatchObject({ changedFields: ['description', 'updateTime'], unset: ['description'] });
     expect(deleted.changedFields).toEqual(['deleteTime']);
     expect(all.body.nextPageToken).toBe('');
+    // Positions are the opaque event ids of the watch streams: nothing tells how many events other tenants wrote between two.
+    for (const entry of all.body.events) expect(entry.position).toMatch(/^[A-Za-z0-9_-]{43}$/);
+    expect(new Set(all.body.events.map((e) => e.position)).size).toBe(4);
 
     // Newest first, two at a time; the token is bound to the order it was issued for.
     const first = await history('notes/disk', '?orderBy=time%20desc&pageSize=2');

@@ -1,11 +1,13 @@
 import { Inject, Injectable, Module, type OnModuleInit } from '@nestjs/common';
 import { notFound } from '@svc/domain/shared/domain-error';
-import { EVENT_STORE, type EventStore } from '@svc/infrastructure/event-store/event-store.port';
+import { EVENT_STORE, type EventStore, type RecordedEvent } from '@svc/infrastructure/event-store/event-store.port';
+import { EventIdCodec } from '@svc/infrastructure/notifications/event-ids';
 import { readAsOf, readHistory } from '@svc/infrastructure/history/resource-history';
 import { historyTarget, type HistoryTarget } from '@svc/infrastructure/history/targets';
 import type { Settings } from '@svc/infrastructure/config/env';
 import { SETTINGS } from '@svc/infrastructure/nest/tokens';
 import { KeyedGate } from '@svc/infrastructure/requests/keyed-gate';
+import { NotificationsModule } from '../notifications/notifications.module';
 import { MethodRegistry, type MethodDefinition } from '../http/method-registry';
 import { HISTORY_SERVICE } from './extension-routes';
 import { GetResourceAsOfRequest, ListResourceHistoryRequest } from './history.requests';
@@ -25,6 +27,7 @@ class HistoryMethods implements OnModuleInit {
     private readonly registry: MethodRegistry,
     @Inject(EVENT_STORE) private readonly events: EventStore,
     @Inject(SETTINGS) settings: Settings,
+    private readonly ids: EventIdCodec,
   ) {
     const { perOrg, total } = settings.historyReads;
     this.gate = new KeyedGate({ perKey: perOrg, total, queuePerKey: 2 * perOrg, what: 'history and as-of reads' });
@@ -37,7 +40,9 @@ class HistoryMethods implements OnModuleInit {
       request: ListResourceHistoryRequest,
       handle: async ({ principal, request }) => {
         const target = targetOf(principal.org, request.name);
-        const page = await this.gate.run(principal.org, () => readHistory(this.events, target, request));
+        // Positions are global: a tenant sees the opaque ids its watch streams show, never the log's count.
+        const positionOf = (record: RecordedEvent) => this.ids.encode(principal.org, record.position);
+        const page = await this.gate.run(principal.org, () => readHistory(this.events, target, request, positionOf));
         return { events: page.entries, nextPageToken: page.nextPageToken };
       },
     };
@@ -60,5 +65,5 @@ export function targetOf(org: string, name: string): HistoryTarget {
   return target;
 }
 
-@Module({ providers: [HistoryMethods] })
+@Module({ imports: [NotificationsModule], providers: [HistoryMethods] })
 export class HistoryModule {}

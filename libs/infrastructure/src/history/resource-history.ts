@@ -11,7 +11,7 @@ import type { HistoryTarget } from './targets';
 
 /** One event of a resource as history shows it (lowerCamelCase, no secret). */
 export interface HistoryEntry {
-  /** Log position (the watch streams' event id). */
+  /** The event's id as the watch streams show it (opaque to tenants: HistoryQuery.positionOf). */
   position: string;
   /** Revision of the event in its stream: the `version` an as-of read takes. */
   version: number;
@@ -40,6 +40,10 @@ export interface HistoryQuery {
   pageToken?: string;
 }
 
+/** How an entry shows its log position: the api passes the tenant-opaque event id; operators' tools the position itself. */
+export type PositionOf = (record: RecordedEvent) => string;
+const rawPosition: PositionOf = (record) => positionToString(record.position);
+
 export interface HistoryPage {
   entries: HistoryEntry[];
   nextPageToken: string;
@@ -54,7 +58,7 @@ export const HISTORY_CHUNK = 500;
  * is full, newest first once it reaches the page token's version, keeping only the newest page of
  * what it passed (bounded memory whatever the stream's length).
  */
-export async function readHistory(events: EventStore, target: HistoryTarget, query: HistoryQuery): Promise<HistoryPage> {
+export async function readHistory(events: EventStore, target: HistoryTarget, query: HistoryQuery, positionOf: PositionOf = rawPosition): Promise<HistoryPage> {
   const descending = parseOrder(query.orderBy);
   const size = pageSizeOf(query.pageSize);
   const fingerprint = queryFingerprint({ orderBy: descending ? 'time desc' : 'time', extra: { history: target.name } });
@@ -63,7 +67,7 @@ export async function readHistory(events: EventStore, target: HistoryTarget, que
   const from = after ? (after.after[0] as number) : undefined;
   const window: HistoryEntry[] = [];
   let seen = false;
-  const fold = historyFold(target);
+  const fold = historyFold(target, positionOf);
   for await (const chunk of chunksOf(events, target.stream, descending && from !== undefined ? from : undefined)) {
     let done = false;
     for (const entry of fold(chunk)) {
@@ -106,7 +110,7 @@ async function* chunksOf(events: EventStore, stream: string, before?: number): A
 }
 
 /** A fold over the target's events, chunk after chunk: each chunk's history entries with what they changed. */
-function historyFold(target: HistoryTarget): (records: readonly RecordedEvent[]) => HistoryEntry[] {
+function historyFold(target: HistoryTarget, positionOf: PositionOf): (records: readonly RecordedEvent[]) => HistoryEntry[] {
   const fold = target.folder();
   return (records) => {
     const entries: HistoryEntry[] = [];
@@ -116,15 +120,15 @@ function historyFold(target: HistoryTarget): (records: readonly RecordedEvent[])
       if (!target.concerns(record)) continue;
       const change = target.change?.(record) ?? diff(before, fold.current());
       if (change === null) continue;
-      entries.push(entryOf(record, change));
+      entries.push(entryOf(record, change, positionOf));
     }
     return entries;
   };
 }
 
 /** The history entries of a whole stream, each with what it changed (one pass, one fold). */
-export function historyOf(records: readonly RecordedEvent[], target: HistoryTarget): HistoryEntry[] {
-  return historyFold(target)(records);
+export function historyOf(records: readonly RecordedEvent[], target: HistoryTarget, positionOf: PositionOf = rawPosition): HistoryEntry[] {
+  return historyFold(target, positionOf)(records);
 }
 
 export interface AsOf {
@@ -163,11 +167,11 @@ export async function readAsOf(events: EventStore, target: HistoryTarget, asOf: 
   return { resource, version: Number(last.revision), time: timeOf(last) };
 }
 
-function entryOf(record: RecordedEvent, change: { set: Record<string, unknown>; unset: readonly string[] }): HistoryEntry {
+function entryOf(record: RecordedEvent, change: { set: Record<string, unknown>; unset: readonly string[] }, positionOf: PositionOf): HistoryEntry {
   const m = record.metadata;
   const changed = new Set([...Object.keys(change.set), ...change.unset].map((path) => path.split('.')[0]));
   return {
-    position: positionToString(record.position),
+    position: positionOf(record),
     version: Number(record.revision),
     type: record.type,
     time: timeOf(record),
