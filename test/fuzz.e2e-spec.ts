@@ -34,6 +34,8 @@ const METHODS = [
   ...['CreateRunbook', 'UpdateRunbook', 'ListRunbooks'].map((m) => `svc.runbooks.v1.RunbooksService/${m}`),
   ...['CreateRole', 'UpdateRole', 'GetRole', 'ListRoles', 'ListUsersWithPermission', 'AssignRoles'].map((m) => `svc.rbac.v1.RolesService/${m}`),
   'svc.issuenotificationpolicy.v1.IssueNotificationPolicyService/UpdateIssueNotificationPolicy',
+  // Artifact references: content types, encodings and sha256s of every shape (issue 16).
+  'svc.investigations.v1.InvestigationService/CreateInvestigation',
 ];
 const LISTS = METHODS.filter((m) => /\/List/.test(m));
 

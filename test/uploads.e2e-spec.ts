@@ -4,6 +4,7 @@
  * organization's holds count against its quota, unreferenced uploads expire and their bytes are
  * reclaimed, and downloads can never run in a browser.
  */
+import Database from 'better-sqlite3';
 import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { ALICE, type Credentials, GINA, Stack } from './support/harness';
@@ -77,6 +78,21 @@ describe('uploads held per organization', () => {
     // Two organizations, two stored copies: neither can take the other's away.
     const held = filesUnder(join(stack.dataDir, 'blobs', 'held'));
     expect(held.filter((file) => file.endsWith(sha)).map((file) => file.split('/').at(-3)).sort()).toEqual(['acme', 'globex']);
+  });
+
+  it('an investigation its own rules refuse appends nothing: no hold marked referenced, no investigator agent', async () => {
+    const bytes = Buffer.from('refused investigation');
+    expect((await upload(stack.baseUrl, sha256Of(bytes), bytes, { as: GINA })).status).toBe(200);
+    const log = new Database(join(stack.dataDir, 'events.db'), { readonly: true });
+    const head = () => (log.prepare('SELECT coalesce(max(pos), 0) AS pos FROM events').get() as { pos: number }).pos;
+    try {
+      const before = head();
+      const refused = await stack.rpc<Body>(`${I}/CreateInvestigation`, { investigation: { display_name: 'x'.repeat(300) }, artifacts: [{ name: 'a', sha256: sha256Of(bytes), content_type: 'text/plain' }] }, GINA);
+      expect(refused.body.error).toMatchObject({ status: 'INVALID_ARGUMENT', message: expect.stringContaining('display_name') });
+      expect(head()).toBe(before);
+    } finally {
+      log.close();
+    }
   });
 
   it('counts each organization against its own quota (RESOURCE_EXHAUSTED), before reading a declared body and while streaming one', async () => {

@@ -87,24 +87,31 @@ export class Uploads {
   }
 
   /**
-   * The holds behind an investigation's artifact references, judged before anything is appended
-   * (a foreign or unknown sha256 is the same FAILED_PRECONDITION), then marked referenced so they
-   * never expire. `field(i)` names the reference in errors; together they hold at most `maxTotalBytes`.
+   * The holds behind an investigation's artifact references, judged without appending anything (a
+   * foreign or unknown sha256 is the same FAILED_PRECONDITION). `field(i)` names the reference in
+   * errors; together they hold at most `maxTotalBytes`.
    */
-  async reference(actor: Actor, sha256s: readonly string[], by: string, field: (i: number) => string, maxTotalBytes: number): Promise<HeldUpload[]> {
+  async held(org: string, sha256s: readonly string[], field: (i: number) => string, maxTotalBytes: number): Promise<HeldUpload[]> {
     const held: HeldUpload[] = [];
     let total = 0;
     for (const [i, sha256] of sha256s.entries()) {
-      const state = await this.commands.stateOf(uploadsDecider, uploadStreamId(actor.org, sha256));
+      const state = await this.commands.stateOf(uploadsDecider, uploadStreamId(org, sha256));
       if (!isHeld(state) || state.blobKey === null) throw notUploaded(sha256, field(i));
       total += state.sizeBytes;
       if (total > maxTotalBytes) throw invalid(`artifacts hold more than ${maxTotalBytes} bytes together`);
       held.push({ sha256, blobKey: state.blobKey, sizeBytes: state.sizeBytes });
     }
-    for (const { sha256 } of new Map(held.map((h) => [h.sha256, h])).values()) {
+    return held;
+  }
+
+  /**
+   * Marks held uploads referenced by `by`, so they never expire. Expiry and reference meet on the
+   * hold's stream: if a hold expired since `held` judged it, this fails and nothing points at it.
+   */
+  async reference(actor: Actor, held: readonly HeldUpload[], by: string): Promise<void> {
+    for (const sha256 of new Set(held.map((h) => h.sha256))) {
       await this.send(actor, sha256, { type: 'ReferenceUpload', actor, sha256, by });
     }
-    return held;
   }
 
   private async usage(org: string): Promise<number> {

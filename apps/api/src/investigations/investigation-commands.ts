@@ -1,9 +1,11 @@
 /**
  * CreateInvestigation's write path. Everything the request can get wrong (the seed, the artifact
- * references, content the organization does not hold, the 128 MiB total) is judged before anything
- * is appended. Then, each step idempotent under the investigation's ID: the referenced uploads are
- * marked so they never expire, the investigator agent exists (created on first use), the investigation is created, the session's artifacts are imported, and the session
- * starts with the seed as a checkpoint write, so the runtime takes it at once.
+ * references, content the organization does not hold, the 128 MiB total, a deleted investigator)
+ * is judged before anything is appended, and the investigation's own rules refuse it before any
+ * other step. Then, each step idempotent under the investigation's ID: the investigation is
+ * created, the referenced uploads are marked so they never expire, the investigator agent is
+ * created on first use, the session's artifacts are imported, and the session starts with the seed
+ * as a checkpoint write, so the runtime takes it at once.
  */
 import { Inject, Injectable } from '@nestjs/common';
 import { CommandBus } from '@nestjs/cqrs';
@@ -66,11 +68,14 @@ export class InvestigationCommands {
     const session = sessionOfInvestigation(name);
     // Every later step is keyed by the investigation, so a retry with the request_id resumes it.
     const steps = `investigation:${id}`;
-    // First, before anything is created: the organization holds every referenced upload (marked referenced, so none expires from here on).
-    const held = await this.uploads.reference(actor, references.map((r) => r.sha256), name, (i) => `artifacts[${i}] ('${references[i].name}')`, MAX_INVESTIGATION_ARTIFACT_BYTES);
+    // Judged before anything is appended: the organization holds every referenced upload.
+    const held = await this.uploads.held(actor.org, references.map((r) => r.sha256), (i) => `artifacts[${i}] ('${references[i].name}')`, MAX_INVESTIGATION_ARTIFACT_BYTES);
     const artifacts: ArtifactRecord[] = references.map((reference, i) => ({ ...reference, sizeBytes: held[i].sizeBytes, blobKey: held[i].blobKey }));
-    await this.ensureInvestigator(actor);
+    const investigator = await this.investigatorExists(actor);
+    // The investigation first: its own rules (display_name, ...) refuse a request before the agent or any hold is touched.
     const investigation = await this.kit.send(investigationSpec, request.requestId, name, { type: 'Create', actor, id, resource });
+    await this.uploads.reference(actor, held, name);
+    if (!investigator) await this.createInvestigator(actor);
     if (artifacts.length > 0) {
       const command: ImportArtifacts = { type: 'ImportArtifacts', actor, session, source: name, artifacts };
       await this.bus.execute(
@@ -90,13 +95,17 @@ export class InvestigationCommands {
     return investigation;
   }
 
-  /** The organization's investigator agent, created on first use; a deleted one must be undeleted first. */
-  private async ensureInvestigator(actor: Actor): Promise<void> {
+  /** Whether the organization's investigator agent exists; a deleted one must be undeleted first (FAILED_PRECONDITION). */
+  private async investigatorExists(actor: Actor): Promise<boolean> {
     const agent = await this.references.read(storeOf(agentSpec), actor.org, INVESTIGATOR_AGENT);
     if (agent && agent.deleteTime !== undefined) {
       throw failedPrecondition(`the investigator agent '${INVESTIGATOR_AGENT}' is deleted; undelete it to start investigations`);
     }
-    if (agent) return;
+    return agent !== null;
+  }
+
+  /** The organization's investigator agent, created on first use. */
+  private async createInvestigator(actor: Actor): Promise<void> {
     const resource = { title: 'Investigator', description: 'Runs the sessions of investigations (created by the service).', prompt: INVESTIGATOR_PROMPT };
     try {
       await this.kit.send(agentSpec, `investigator:${actor.org}`, INVESTIGATOR_AGENT, { type: 'Create', actor, id: INVESTIGATOR_AGENT_ID, resource });
