@@ -25,6 +25,9 @@ export class ApiExceptionFilter implements ExceptionFilter {
     }
     // The auth guard names the schemes its route accepts; anything else answering UNAUTHENTICATED offers Basic.
     if (error.code === 'UNAUTHENTICATED' && !reply.hasHeader('WWW-Authenticate')) void reply.header('WWW-Authenticate', 'Basic realm="svc"');
+    // A limit's answer says when to come back (errors.ts, rateLimitExceeded; the hash gate's UNAVAILABLE).
+    const retryAfter = error.metadata.retryAfterSeconds;
+    if (retryAfter !== undefined && (error.code === 'RESOURCE_EXHAUSTED' || error.code === 'UNAVAILABLE')) void reply.header('Retry-After', retryAfter);
     const body = errorBody(error, this.settings.typeHost, requestId);
     void reply.status(body.error.code).header('content-type', 'application/json').send(body);
   }
