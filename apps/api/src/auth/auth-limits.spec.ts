@@ -78,14 +78,31 @@ describe('AuthLimits', () => {
 
   it('refuses past either limit, and an address refused does not spend the username', () => {
     const l = limits({ SVC_AUTH_FAILURES_PER_KEY_PER_MINUTE: '2', SVC_AUTH_FAILURES_PER_ADDRESS_PER_MINUTE: '1' });
-    l.admit('alice-key', '192.0.2.1');
+    const failed = (username: string, address: string) => {
+      l.admit(username, address);
+      l.settle(username, address, true);
+    };
+    failed('alice-key', '192.0.2.1');
     expect(() => l.admit('alice-key', '192.0.2.1')).toThrow(expect.objectContaining({ metadata: { scope: 'address', retryAfterSeconds: '60' } }));
-    l.admit('alice-key', '192.0.2.2');
+    failed('alice-key', '192.0.2.2');
     expect(() => l.admit('alice-key', '192.0.2.3')).toThrow(expect.objectContaining({ metadata: { scope: 'api_key', retryAfterSeconds: '30' } }));
-    l.forgive('alice-key', '192.0.2.2');
-    l.admit('alice-key', '192.0.2.2');
+    // A check that verified the pair (or never ran) gives its attempts back.
+    l.admit('bob-key', '192.0.2.4');
+    l.settle('bob-key', '192.0.2.4', false);
+    failed('bob-key', '192.0.2.4');
     now += 30_000; // one attempt back at 2 a minute
-    l.admit('alice-key', '192.0.2.4');
+    failed('alice-key', '192.0.2.5');
+  });
+
+  it('admits one check of a username and two of an address at a time', () => {
+    const l = limits();
+    l.admit('alice-key', '192.0.2.1');
+    expect(() => l.admit('alice-key', '192.0.2.2')).toThrow(expect.objectContaining({ code: 'RESOURCE_EXHAUSTED', metadata: { scope: 'api_key', retryAfterSeconds: '1' } }));
+    l.admit('bob-key', '192.0.2.1');
+    expect(() => l.admit('carol-key', '192.0.2.1')).toThrow(expect.objectContaining({ metadata: { scope: 'address', retryAfterSeconds: '1' } }));
+    l.settle('alice-key', '192.0.2.1', true);
+    l.admit('alice-key', '192.0.2.2');
+    l.admit('carol-key', '192.0.2.1');
   });
 
   it('sets no limit at 0', () => {

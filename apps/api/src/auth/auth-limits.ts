@@ -6,6 +6,14 @@ import { MAX_BUCKETS, TokenBuckets } from '../observability/rate-limit';
 
 /** Failed pairs remembered at most; past it the oldest go. */
 export const MAX_FAILED_PAIRS = 10_000;
+/**
+ * Checks of one key username, and of one address, running or waiting at the gate at once: a flood
+ * of one username (or from one address) holds one slot (two) of the gate, not its whole queue, so
+ * another tenant's sign-in waits for one hash at most. One key has one secret, and requests of one
+ * pair share one check, so its owner never needs two.
+ */
+export const IN_FLIGHT_PER_KEY = 1;
+export const IN_FLIGHT_PER_ADDRESS = 2;
 
 /**
  * At most `concurrency` tasks at once and `queue` waiting; a task past both is refused at once
@@ -86,6 +94,8 @@ export class AuthLimits {
   private readonly byKey: TokenBuckets | null;
   private readonly byAddress: TokenBuckets | null;
   private readonly failed: FailedPairs;
+  /** Admitted checks not yet settled, by `k<username digest>` and `a<address>`; never more entries than the gate holds. */
+  private readonly inFlight = new Map<string, number>();
   readonly gate: HashGate;
 
   constructor(
@@ -103,12 +113,20 @@ export class AuthLimits {
   }
 
   /**
-   * Spends one attempt of the key username and one of the address, before anything is hashed; a
-   * verified pair gives them back (`forgive`), so only failures count. RESOURCE_EXHAUSTED with the
-   * seconds to wait when either has none left (and then neither is spent).
+   * Admits a check that will run a slow hash: refused (RESOURCE_EXHAUSTED, with the seconds to wait)
+   * while IN_FLIGHT_PER_KEY checks of the username or IN_FLIGHT_PER_ADDRESS of the address are
+   * running or waiting, or when either has no attempt left; otherwise spends one attempt of each.
+   * Every admitted check is `settle`d once: a verified pair gives its attempts back, so only
+   * failures count. A dimension set to 0 attempts a minute is not limited at all.
    */
   admit(username: string, address: string): void {
     const key = usernameKey(username);
+    if (this.byKey && this.running(`k${key}`) >= IN_FLIGHT_PER_KEY) {
+      throw rateLimitExceeded('another sign-in attempt for this API key is being checked', 1, { scope: 'api_key' });
+    }
+    if (this.byAddress && this.running(`a${address}`) >= IN_FLIGHT_PER_ADDRESS) {
+      throw rateLimitExceeded('other sign-in attempts from this address are being checked', 1, { scope: 'address' });
+    }
     const forKey = this.byKey?.take(key);
     if (forKey && !forKey.admitted) {
       throw rateLimitExceeded('too many failed sign-in attempts for this API key', forKey.retryAfterSeconds, { scope: 'api_key' });
@@ -118,11 +136,28 @@ export class AuthLimits {
       this.byKey?.refund(key);
       throw rateLimitExceeded('too many failed sign-in attempts from this address', forAddress.retryAfterSeconds, { scope: 'address' });
     }
+    if (this.byKey) this.count(`k${key}`, 1);
+    if (this.byAddress) this.count(`a${address}`, 1);
   }
 
-  forgive(username: string, address: string): void {
-    this.byKey?.refund(usernameKey(username));
+  /** Ends an admitted check; `counts`: it failed (a check that did not run, or verified the pair, gives its attempts back). */
+  settle(username: string, address: string, counts: boolean): void {
+    const key = usernameKey(username);
+    if (this.byKey) this.count(`k${key}`, -1);
+    if (this.byAddress) this.count(`a${address}`, -1);
+    if (counts) return;
+    this.byKey?.refund(key);
     this.byAddress?.refund(address);
+  }
+
+  private running(id: string): number {
+    return this.inFlight.get(id) ?? 0;
+  }
+
+  private count(id: string, delta: number): void {
+    const n = this.running(id) + delta;
+    if (n > 0) this.inFlight.set(id, n);
+    else this.inFlight.delete(id);
   }
 
   failedRecently(digest: string, keyPos: unknown): boolean {

@@ -97,9 +97,8 @@ export class CredentialsService {
   /**
    * Checks a pair against `hash` under the limits. A pair that failed against this key position
    * recently is refused from memory; a request of a pair being checked now shares that check; only a
-   * request that starts a slow hash spends an attempt of its username and its address (unless
-   * `trusted`), and the hash waits at the gate. A verified pair gives the attempt back, so only
-   * failures count. Throws the limits' answers.
+   * request that starts a slow hash is admitted by the limits (unless `trusted`: AuthLimits.admit),
+   * and the hash waits at the gate. Throws the limits' answers.
    */
   private check(pair: Pair, hash: string, keyPos: unknown, trusted: boolean): Promise<boolean> {
     if (this.limits.failedRecently(pair.digest, keyPos)) {
@@ -123,12 +122,12 @@ export class CredentialsService {
         (verified) => {
           authVerifications.inc({ outcome: verified ? 'accepted' : 'refused' });
           if (!verified) this.limits.rememberFailure(pair.digest, keyPos);
-          else if (!trusted) this.limits.forgive(pair.username, pair.address);
+          if (!trusted) this.limits.settle(pair.username, pair.address, !verified);
           return verified;
         },
         (error: unknown) => {
           // Nothing was checked (the gate was full): the attempt does not count as a failure.
-          if (!trusted) this.limits.forgive(pair.username, pair.address);
+          if (!trusted) this.limits.settle(pair.username, pair.address, false);
           if (error instanceof DomainError && error.code === 'UNAVAILABLE') authVerifications.inc({ outcome: 'busy' });
           throw error;
         },
