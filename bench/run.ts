@@ -15,9 +15,11 @@
  *   BENCH_LAG_SAMPLES      projection-lag samples (default max(100, 30 x BENCH_SECONDS))
  *   BENCH_REBUILD_EVENTS   events in the log before the rebuild (default 100000)
  *   BENCH_SESSION_MESSAGES messages in the long session the session phase reads from its end (default 10000)
- *   BENCH_PHASES           comma list of create,get,list,hot,lag,notify,idle,rebuild,session (default all)
+ *   BENCH_PHASES           comma list of create,get,list,hot,lag,notify,idle,flood,rebuild,session (default all)
  *   BENCH_SUBSCRIBERS      notify: streams over two api processes (default 200); BENCH_PUBLISHES publishes (default 200)
  *   BENCH_IDLE_SUBSCRIBERS idle: streams held open on one api (default 2000)
+ *   BENCH_FLOOD_LOOPS      flood: concurrent loops of wrong secrets for one key (default 32), for BENCH_SECONDS;
+ *   BENCH_FLOOD_LOGINS     first sign-ins of another tenant measured, a third before the flood (default 24)
  *   BENCH_PROFILE          api | projector | both: run that process under --cpu-prof, print its hot functions
  *   BENCH_READ_WAIT_MS     passed to the api as SVC_READ_WAIT_MS (diagnostic: 0 = commands do not wait for projections)
  *   BENCH_KEEP=1           keep the data directory (and profiles); BENCH_VERBOSE=1 echoes the processes' output
@@ -33,11 +35,12 @@ import { formatProfile, newestProfile, summarizeProfile } from './profile';
 import { measureDelivery, measureIdleMemory } from './notifications';
 import { measureRebuild, type RebuildResult, seedEvents, type SeedResult } from './rebuild';
 import { seedLongSession } from './session';
-import { LISTER, Stack, WRITER } from './stack';
+import { type FloodResult, measureFlood } from './flood';
+import { LISTER, loginKeys, Stack, WRITER } from './stack';
 import { fmtMs, fmtRate } from './stats';
 
 const NOTES = '/svc.notes.v1.NotesService';
-const PHASES = ['create', 'get', 'list', 'hot', 'lag', 'notify', 'idle', 'rebuild', 'session'] as const;
+const PHASES = ['create', 'get', 'list', 'hot', 'lag', 'notify', 'idle', 'flood', 'rebuild', 'session'] as const;
 type Phase = (typeof PHASES)[number];
 
 interface Settings {
@@ -156,8 +159,10 @@ async function main(): Promise<void> {
   const settings = loadSettings();
   const profileDir = fs.mkdtempSync(path.join(os.tmpdir(), 'svc-bench-prof-'));
   const cpuProf = (name: string): string[] => ['--cpu-prof', `--cpu-prof-dir=${path.join(profileDir, name)}`];
+  const floodLogins = Math.round(numberEnv('BENCH_FLOOD_LOGINS', 24));
   const stack = new Stack({
     verbose: settings.verbose,
+    loginKeys: settings.phases.has('flood') ? floodLogins : 0,
     apiEnv: settings.readWaitMs === undefined ? {} : { SVC_READ_WAIT_MS: settings.readWaitMs },
     apiNodeArgs: settings.profile.api ? cpuProf('api') : [],
     projectorNodeArgs: settings.profile.projector ? cpuProf('projector') : [],
@@ -383,6 +388,32 @@ async function main(): Promise<void> {
       details.push(`Idle subscribers: api RSS ${r.rssBeforeMb.toFixed(1)} MB -> ${r.rssAfterMb.toFixed(1)} MB with ${r.subscribers} open streams (${r.perSubscriberKb.toFixed(1)} KB each)`);
       results.idle = r;
       rows.push({ measure: `api memory for ${r.subscribers} idle subscribers`, result: `+${(r.rssAfterMb - r.rssBeforeMb).toFixed(1)} MB RSS`, target: '<= 200 MB', pass: r.rssAfterMb - r.rssBeforeMb <= 200 });
+    }
+
+    // Wrong-password flood on one key username: another tenant's first sign-ins and an unrelated request, before and during.
+    if (settings.phases.has('flood')) {
+      const loops = Math.round(numberEnv('BENCH_FLOOD_LOOPS', 32));
+      log(`flood: ${loops} loops of wrong secrets for ${WRITER.username} for ${settings.seconds} s; first sign-ins of initech and ListNotes of globex ...`);
+      meter.begin();
+      const r: FloodResult = await measureFlood(stack.baseUrl, { flooded: WRITER.username, logins: loginKeys(floodLogins), unrelated: LISTER, loops, seconds: settings.seconds });
+      const line = (label: string, s: { count: number; p50: number; p99: number; max: number }) =>
+        `${label}: ${s.count} samples, p50 ${fmtMs(s.p50)}, p99 ${fmtMs(s.p99)}, max ${fmtMs(s.max)}`;
+      const answers = Object.entries(r.floodStatuses).map(([status, n]) => `${status}: ${n}`).join(', ');
+      details.push(
+        `Flood: ${r.loops} loops for ${r.seconds.toFixed(1)} s, answered ${answers} (${fmtRate(Object.values(r.floodStatuses).reduce((a, b) => a + b, 0) / r.seconds)})\n` +
+          `    ${line('first sign-in before', r.baseline.firstLogin)}\n` +
+          `    ${line('first sign-in during', r.during.firstLogin)} (${r.during.firstLoginFailures} not 200)\n` +
+          `    ${line('ListNotes (other tenant) before', r.baseline.unrelated)}\n` +
+          `    ${line('ListNotes (other tenant) during', r.during.unrelated)} (${r.during.unrelatedFailures} not 200)\n` +
+          `    ${formatCpu(meter.end())}`,
+      );
+      results.flood = r;
+      rows.push(
+        { measure: 'First sign-in p50 / p99, no flood', result: `${fmtMs(r.baseline.firstLogin.p50)} / ${fmtMs(r.baseline.firstLogin.p99)}`, target: '' },
+        { measure: `First sign-in p50 / p99, ${r.loops}-loop flood`, result: `${fmtMs(r.during.firstLogin.p50)} / ${fmtMs(r.during.firstLogin.p99)}`, target: '0 refused', pass: r.during.firstLoginFailures === 0 },
+        { measure: 'Unrelated ListNotes p50 / p99, no flood', result: `${fmtMs(r.baseline.unrelated.p50)} / ${fmtMs(r.baseline.unrelated.p99)}`, target: '' },
+        { measure: `Unrelated ListNotes p50 / p99, flood`, result: `${fmtMs(r.during.unrelated.p50)} / ${fmtMs(r.during.unrelated.p99)}`, target: '0 refused', pass: r.during.unrelatedFailures === 0 },
+      );
     }
 
     // 6. Rebuild from position 0 with the projector stopped.
