@@ -94,8 +94,8 @@ describe('AuthLimits', () => {
     failed('alice-key', '192.0.2.5');
   });
 
-  it('admits one check of a username and two of an address at a time', () => {
-    const l = limits();
+  it('admits one check of a username at a time, and of an address half of what the gate holds', () => {
+    const l = limits({ SVC_AUTH_HASH_CONCURRENCY: '1', SVC_AUTH_HASH_QUEUE: '3' });
     l.admit('alice-key', '192.0.2.1');
     expect(() => l.admit('alice-key', '192.0.2.2')).toThrow(expect.objectContaining({ code: 'RESOURCE_EXHAUSTED', metadata: { scope: 'api_key', retryAfterSeconds: '1' } }));
     l.admit('bob-key', '192.0.2.1');

@@ -7,13 +7,15 @@ import { MAX_BUCKETS, TokenBuckets } from '../observability/rate-limit';
 /** Failed pairs remembered at most; past it the oldest go. */
 export const MAX_FAILED_PAIRS = 10_000;
 /**
- * Checks of one key username, and of one address, running or waiting at the gate at once: a flood
- * of one username (or from one address) holds one slot (two) of the gate, not its whole queue, so
- * another tenant's sign-in waits for one hash at most. One key has one secret, and requests of one
- * pair share one check, so its owner never needs two.
+ * Checks of one key username running or waiting at the gate at once: a flood of one username holds
+ * one slot of the gate, not its whole queue, so another tenant's sign-in waits for one of its hashes
+ * at most. One key has one secret, and requests of one pair share one check, so its owner never
+ * needs two. From one address, at most half of what the gate holds (running and waiting): a flood of
+ * random usernames from one address leaves the other half to everyone else, while a gateway with
+ * many users signing in at once is still served.
  */
 export const IN_FLIGHT_PER_KEY = 1;
-export const IN_FLIGHT_PER_ADDRESS = 2;
+export const inFlightPerAddress = (settings: AuthLimitSettings) => Math.max(2, Math.floor((settings.hashConcurrency + settings.hashQueue) / 2));
 
 /**
  * At most `concurrency` tasks at once and `queue` waiting; a task past both is refused at once
@@ -96,6 +98,7 @@ export class AuthLimits {
   private readonly failed: FailedPairs;
   /** Admitted checks not yet settled, by `k<username digest>` and `a<address>`; never more entries than the gate holds. */
   private readonly inFlight = new Map<string, number>();
+  private readonly perAddress: number;
   readonly gate: HashGate;
 
   constructor(
@@ -106,6 +109,7 @@ export class AuthLimits {
     this.byAddress = failureBuckets(settings.failuresPerAddressPerMinute, now);
     this.failed = new FailedPairs(settings.failedPairCacheMs, MAX_FAILED_PAIRS);
     this.gate = new HashGate(settings.hashConcurrency, settings.hashQueue);
+    this.perAddress = inFlightPerAddress(settings);
   }
 
   get failedPairs(): number {
@@ -114,7 +118,7 @@ export class AuthLimits {
 
   /**
    * Admits a check that will run a slow hash: refused (RESOURCE_EXHAUSTED, with the seconds to wait)
-   * while IN_FLIGHT_PER_KEY checks of the username or IN_FLIGHT_PER_ADDRESS of the address are
+   * while IN_FLIGHT_PER_KEY checks of the username or `inFlightPerAddress` of the address are
    * running or waiting, or when either has no attempt left; otherwise spends one attempt of each.
    * Every admitted check is `settle`d once: a verified pair gives its attempts back, so only
    * failures count. A dimension set to 0 attempts a minute is not limited at all.
@@ -124,7 +128,7 @@ export class AuthLimits {
     if (this.byKey && this.running(`k${key}`) >= IN_FLIGHT_PER_KEY) {
       throw rateLimitExceeded('another sign-in attempt for this API key is being checked', 1, { scope: 'api_key' });
     }
-    if (this.byAddress && this.running(`a${address}`) >= IN_FLIGHT_PER_ADDRESS) {
+    if (this.byAddress && this.running(`a${address}`) >= this.perAddress) {
       throw rateLimitExceeded('other sign-in attempts from this address are being checked', 1, { scope: 'address' });
     }
     const forKey = this.byKey?.take(key);
