@@ -15,6 +15,7 @@
  *   BENCH_LAG_SAMPLES      projection-lag samples (default max(100, 30 x BENCH_SECONDS))
  *   BENCH_REBUILD_EVENTS   events in the log before the rebuild (default 100000)
  *   BENCH_SESSION_MESSAGES messages in the long session the session phase reads from its end (default 10000)
+<<<<<<< HEAD
  *   BENCH_PHASES           comma list of create,get,list,hot,lag,notify,idle,streams,rebuild,session (default all)
  *   BENCH_SUBSCRIBERS      notify: streams over two api processes (default 200); BENCH_PUBLISHES publishes (default 200)
  *   BENCH_IDLE_SUBSCRIBERS idle: streams held open on one api (default 2000), by one member (the api's
@@ -22,6 +23,13 @@
  *   BENCH_STREAMS          streams: subscribers that never read, spread over 10 roleless members of one
  *                          organization (100 each, the default per-member cap; default 1000)
  *   BENCH_STREAM_PUBLISHES streams: publishes to that organization (default 25) of BENCH_STREAM_BYTES (default 240000)
+=======
+ *   BENCH_PHASES           comma list of create,get,list,hot,lag,notify,idle,flood,rebuild,session (default all)
+ *   BENCH_SUBSCRIBERS      notify: streams over two api processes (default 200); BENCH_PUBLISHES publishes (default 200)
+ *   BENCH_IDLE_SUBSCRIBERS idle: streams held open on one api (default 2000)
+ *   BENCH_FLOOD_LOOPS      flood: concurrent loops of wrong secrets for one key (default 32), for BENCH_SECONDS;
+ *   BENCH_FLOOD_LOGINS     first sign-ins of another tenant measured, a third before the flood (default 24)
+>>>>>>> h/flood
  *   BENCH_PROFILE          api | projector | both: run that process under --cpu-prof, print its hot functions
  *   BENCH_READ_WAIT_MS     passed to the api as SVC_READ_WAIT_MS (diagnostic: 0 = commands do not wait for projections)
  *   BENCH_KEEP=1           keep the data directory (and profiles); BENCH_VERBOSE=1 echoes the processes' output
@@ -38,11 +46,20 @@ import { measureDelivery, measureIdleMemory } from './notifications';
 import { measureStalledStreams } from './streams';
 import { measureRebuild, type RebuildResult, seedEvents, type SeedResult } from './rebuild';
 import { seedLongSession } from './session';
+<<<<<<< HEAD
 import { LISTER, READERS, Stack, WRITER } from './stack';
 import { fmtMs, fmtRate } from './stats';
 
 const NOTES = '/svc.notes.v1.NotesService';
 const PHASES = ['create', 'get', 'list', 'hot', 'lag', 'notify', 'idle', 'streams', 'rebuild', 'session'] as const;
+=======
+import { type FloodResult, measureFlood } from './flood';
+import { LISTER, loginKeys, Stack, WRITER } from './stack';
+import { fmtMs, fmtRate } from './stats';
+
+const NOTES = '/svc.notes.v1.NotesService';
+const PHASES = ['create', 'get', 'list', 'hot', 'lag', 'notify', 'idle', 'flood', 'rebuild', 'session'] as const;
+>>>>>>> h/flood
 type Phase = (typeof PHASES)[number];
 
 interface Settings {
@@ -161,13 +178,19 @@ async function main(): Promise<void> {
   const settings = loadSettings();
   const profileDir = fs.mkdtempSync(path.join(os.tmpdir(), 'svc-bench-prof-'));
   const cpuProf = (name: string): string[] => ['--cpu-prof', `--cpu-prof-dir=${path.join(profileDir, name)}`];
+  const floodLogins = Math.round(numberEnv('BENCH_FLOOD_LOGINS', 24));
   const stack = new Stack({
     verbose: settings.verbose,
+<<<<<<< HEAD
     apiEnv: {
       ...(settings.readWaitMs === undefined ? {} : { SVC_READ_WAIT_MS: settings.readWaitMs }),
       // The idle phase holds its streams as one member.
       SVC_NOTIFY_MAX_SUBSCRIBERS_PER_MEMBER: String(Math.max(100, Math.round(numberEnv('BENCH_IDLE_SUBSCRIBERS', 2000)))),
     },
+=======
+    loginKeys: settings.phases.has('flood') ? floodLogins : 0,
+    apiEnv: settings.readWaitMs === undefined ? {} : { SVC_READ_WAIT_MS: settings.readWaitMs },
+>>>>>>> h/flood
     apiNodeArgs: settings.profile.api ? cpuProf('api') : [],
     projectorNodeArgs: settings.profile.projector ? cpuProf('projector') : [],
   });
@@ -394,6 +417,7 @@ async function main(): Promise<void> {
       rows.push({ measure: `api memory for ${r.subscribers} idle subscribers`, result: `+${(r.rssAfterMb - r.rssBeforeMb).toFixed(1)} MB RSS`, target: '<= 200 MB', pass: r.rssAfterMb - r.rssBeforeMb <= 200 });
     }
 
+<<<<<<< HEAD
     // Streams that never read: bounded buffers, the other tenant's latency meanwhile (issue 16).
     if (settings.phases.has('streams')) {
       const streams = Math.round(numberEnv('BENCH_STREAMS', 1000));
@@ -413,6 +437,32 @@ async function main(): Promise<void> {
       results.streams = r;
       rows.push({ measure: `api RSS growth, ${r.streams} non-reading streams x ${r.publishes} large publishes`, result: `+${(r.rssPeakMb - r.rssBeforeMb).toFixed(1)} MB peak`, target: '<= 300 MB', pass: r.rssPeakMb - r.rssBeforeMb <= 300 });
       rows.push({ measure: "other organization's p99 during them", result: fmtMs(r.otherTenant.p99), target: '<= 100 ms', pass: r.otherTenant.p99 <= 100 });
+=======
+    // Wrong-password flood on one key username: another tenant's first sign-ins and an unrelated request, before and during.
+    if (settings.phases.has('flood')) {
+      const loops = Math.round(numberEnv('BENCH_FLOOD_LOOPS', 32));
+      log(`flood: ${loops} loops of wrong secrets for ${WRITER.username} for ${settings.seconds} s; first sign-ins of initech and ListNotes of globex ...`);
+      meter.begin();
+      const r: FloodResult = await measureFlood(stack.baseUrl, { flooded: WRITER.username, logins: loginKeys(floodLogins), unrelated: LISTER, loops, seconds: settings.seconds });
+      const line = (label: string, s: { count: number; p50: number; p99: number; max: number }) =>
+        `${label}: ${s.count} samples, p50 ${fmtMs(s.p50)}, p99 ${fmtMs(s.p99)}, max ${fmtMs(s.max)}`;
+      const answers = Object.entries(r.floodStatuses).map(([status, n]) => `${status}: ${n}`).join(', ');
+      details.push(
+        `Flood: ${r.loops} loops for ${r.seconds.toFixed(1)} s, answered ${answers} (${fmtRate(Object.values(r.floodStatuses).reduce((a, b) => a + b, 0) / r.seconds)})\n` +
+          `    ${line('first sign-in before', r.baseline.firstLogin)}\n` +
+          `    ${line('first sign-in during', r.during.firstLogin)} (${r.during.firstLoginFailures} not 200)\n` +
+          `    ${line('ListNotes (other tenant) before', r.baseline.unrelated)}\n` +
+          `    ${line('ListNotes (other tenant) during', r.during.unrelated)} (${r.during.unrelatedFailures} not 200)\n` +
+          `    ${formatCpu(meter.end())}`,
+      );
+      results.flood = r;
+      rows.push(
+        { measure: 'First sign-in p50 / p99, no flood', result: `${fmtMs(r.baseline.firstLogin.p50)} / ${fmtMs(r.baseline.firstLogin.p99)}`, target: '' },
+        { measure: `First sign-in p50 / p99, ${r.loops}-loop flood`, result: `${fmtMs(r.during.firstLogin.p50)} / ${fmtMs(r.during.firstLogin.p99)}`, target: '0 refused', pass: r.during.firstLoginFailures === 0 },
+        { measure: 'Unrelated ListNotes p50 / p99, no flood', result: `${fmtMs(r.baseline.unrelated.p50)} / ${fmtMs(r.baseline.unrelated.p99)}`, target: '' },
+        { measure: `Unrelated ListNotes p50 / p99, flood`, result: `${fmtMs(r.during.unrelated.p50)} / ${fmtMs(r.during.unrelated.p99)}`, target: '0 refused', pass: r.during.unrelatedFailures === 0 },
+      );
+>>>>>>> h/flood
     }
 
     // 6. Rebuild from position 0 with the projector stopped.

@@ -41,7 +41,14 @@ ${READERS.map((r, i) => `      - user: reader${i}\n        roles: []\n        ap
         api_keys: ["${LISTER.username}:${LISTER.password}"]
 `;
 
+/** `count` API keys of one member of a third organization, `initech`: each one's first sign-in is a full slow hash. */
+export function loginKeys(count: number): Credentials[] {
+  return Array.from({ length: count }, (_, i) => ({ username: `bench-login-${i}`, password: `bench-login-secret-${i}` }));
+}
+
 export interface StackOptions {
+  /** Keys of `loginKeys` to configure (the flood phase). */
+  loginKeys?: number;
   /** Extra environment for the api process (e.g. SVC_READ_WAIT_MS). */
   apiEnv?: Record<string, string>;
   /** Extra node flags for the api process (e.g. --cpu-prof). */
@@ -82,7 +89,11 @@ export class Stack {
     this.port = await freePort();
     this.baseUrl = `http://127.0.0.1:${this.port}`;
     const configFile = path.join(this.dataDir, 'svc-config.yaml');
-    fs.writeFileSync(configFile, CONFIG);
+    const logins = loginKeys(this.options.loginKeys ?? 0);
+    const initech = logins.length
+      ? `  - id: initech\n    display_name: Initech\n    members:\n      - user: ivan\n        roles: []\n        api_keys: [${logins.map((k) => `"${k.username}:${k.password}"`).join(', ')}]\n`
+      : '';
+    fs.writeFileSync(configFile, CONFIG + initech);
     this.env = {
       ...process.env,
       NODE_ENV: 'production',

@@ -2,6 +2,7 @@ import { type ExecutionContext, Injectable } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
 import { AuthGuard } from '@nestjs/passport';
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import { DomainError, type ErrorCode } from '@svc/domain/shared/domain-error';
 import { unauthenticated } from '../http/errors';
 import { IS_PUBLIC, MACHINE_ONLY, WORKLOAD_ONLY } from './principal';
 import { schemeToken } from './token-credentials';
@@ -9,6 +10,7 @@ import { schemeToken } from './token-credentials';
 /** The schemes every route but MintAgentSessionToken accepts, as offered in WWW-Authenticate. */
 const CHALLENGE = 'Basic realm="svc", Bearer realm="svc", Svc-Session realm="svc"';
 const WORKLOAD_CHALLENGE = 'Svc-Workload realm="svc"';
+const LIMIT_CODES: ReadonlySet<ErrorCode> = new Set(['RESOURCE_EXHAUSTED', 'UNAVAILABLE']);
 
 /** MintAgentSessionToken: a Svc-Workload proof and nothing else. */
 @Injectable()
@@ -61,6 +63,8 @@ export class ApiAuthGuard extends AuthGuard(['basic', 'bearer', 'svc-session']) 
   }
 
   override handleRequest<T>(error: unknown, user: T | false, _info: unknown, context: ExecutionContext): T {
+    // A limit on checking credentials answered (auth-limits.ts): that answer, not a challenge.
+    if (error instanceof DomainError && LIMIT_CODES.has(error.code)) throw error;
     if (error || !user) {
       challenge(context, CHALLENGE);
       const presented = context.switchToHttp().getRequest<FastifyRequest>().headers.authorization;

@@ -6,6 +6,7 @@ import type { Settings } from '@svc/infrastructure/config/env';
 import { loadOperatorConfig, type OperatorConfig } from '@svc/infrastructure/config/operator-config';
 import { resolveEnv } from '@svc/infrastructure/config/secrets';
 import { SETTINGS } from '@svc/infrastructure/nest/tokens';
+import { AuthLimits } from './auth-limits';
 
 export const BEARER_ISSUERS = Symbol('BEARER_ISSUERS');
 export const WORKLOAD_ISSUERS = Symbol('WORKLOAD_ISSUERS');
@@ -53,6 +54,11 @@ export const AUTH_PROVIDERS: Provider[] = [
     provide: MACHINE_CREDENTIALS,
     useFactory: (config: Pick<OperatorConfig, 'machineCredentials'>) => config.machineCredentials,
     inject: [ISSUERS_CONFIG],
+  },
+  {
+    provide: AuthLimits,
+    useFactory: (settings: Settings) => new AuthLimits(settings.authLimits),
+    inject: [SETTINGS],
   },
   {
     provide: SessionTokens,

@@ -14,10 +14,14 @@ export class BasicStrategy extends PassportStrategy(CustomStrategy, 'basic') {
     super();
   }
 
-  async validate(request: { headers: Record<string, string | string[] | undefined> }): Promise<Principal | false> {
+  /**
+   * `ip` is Fastify's: the socket's peer (no trustProxy is set), which the limit of failed attempts
+   * per address counts. The limits' answers (RESOURCE_EXHAUSTED, UNAVAILABLE) are thrown through.
+   */
+  async validate(request: { headers: Record<string, string | string[] | undefined>; ip: string }): Promise<Principal | false> {
     const pair = basicCredentials(request.headers.authorization);
     if (!pair) return false;
-    return (await this.credentials.authenticate(pair.username, pair.password)) ?? false;
+    return (await this.credentials.authenticate(pair.username, pair.password, request.ip)) ?? false;
   }
 }
 

@@ -1,12 +1,15 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { CommandBus } from '@nestjs/cqrs';
+import { DomainError } from '@svc/domain/shared/domain-error';
 import { apiKeyDecider } from '@svc/domain/organizations/organization.decider';
 import { effectivePermissions } from '@svc/domain/roles/access.decider';
-import { CredentialDigest, hashSecretAsync, needsRehash, verifySecretAsync } from '@svc/infrastructure/auth/secret-hash';
+import { CredentialDigest, hashSecretAsync, needsRehash, unmatchableHash, verifySecretAsync } from '@svc/infrastructure/auth/secret-hash';
+import { authVerifications } from '@svc/infrastructure/observability/metrics';
 import { ACCESS_STAMP, docId } from '@svc/infrastructure/projection/projection';
 import type { Doc, ReadStore } from '@svc/infrastructure/read-store/read-store.port';
 import { READ_STORE } from '@svc/infrastructure/nest/tokens';
 import { DecideAndAppend } from '../cqrs/decide-and-append';
+import { AuthLimits } from './auth-limits';
 import type { Principal } from './principal';
 
 const CACHE_TTL_MS = 60_000;
@@ -27,6 +30,11 @@ interface Verified {
  * the key document and the organization's access stamp (one read of both): when either moved, the
  * pair is verified or the permissions recomputed, so a rotated key, a changed membership or a
  * deleted role takes effect on the very next request.
+ *
+ * A pair outside that cache is checked under AuthLimits: failed attempts are limited per key username
+ * and per client address, a pair that failed recently is refused without hashing, and every slow hash
+ * waits at a gate of a few at once. An unknown username takes the same steps, against a hash no secret
+ * matches, so neither the answer nor the time taken tells which usernames exist.
  */
 @Injectable()
 export class CredentialsService {
@@ -34,19 +42,24 @@ export class CredentialsService {
   private readonly verified = new Map<string, Verified>();
   /**
    * Verifications running now, by pair digest and stored hash: concurrent requests of one pair share
-   * one slow hash (a burst of 32 clients on a cold cache would otherwise run 32 scrypts at once).
+   * one slow hash and one attempt (a burst of 32 clients on a cold cache would otherwise run 32
+   * scrypts at once, and spend 32 attempts).
    */
   private readonly verifying = new Map<string, Promise<boolean>>();
   /** Keys whose hash this process is upgrading: one upgrade per key, however many requests verify it. */
   private readonly upgrading = new Set<string>();
   private readonly logger = new Logger(CredentialsService.name);
+  /** What an unknown username is checked against: the cost of a wrong secret, and never a match. */
+  private readonly unmatchable = unmatchableHash();
 
   constructor(
     @Inject(READ_STORE) private readonly reads: ReadStore,
     private readonly commandBus: CommandBus,
+    private readonly limits: AuthLimits,
   ) {}
 
-  async authenticate(username: string, secret: string): Promise<Principal | null> {
+  /** `address`: the client's, for the limit of failed attempts per address. */
+  async authenticate(username: string, secret: string, address: string): Promise<Principal | null> {
     const digest = this.digest.digest(username, secret);
     const cached = this.verified.get(digest);
     const keyRef = { collection: 'apikeys', id: `apikey|${username}` };
@@ -60,14 +73,18 @@ export class CredentialsService {
     } else {
       key = await this.reads.collection(keyRef.collection).findOne({ _id: keyRef.id });
     }
-    if (!key || typeof key.secretHash !== 'string') return null;
+    if (!key || typeof key.secretHash !== 'string') {
+      await this.check({ digest, username, secret, address }, this.unmatchable, key?._pos, false);
+      return null;
+    }
     const org = String(key._org);
     if (org !== cached?.principal.org) accessPos = await this.accessPosition(org);
     const stillVerified = cached !== undefined && cached.keyPos === key._pos && Date.now() - cached.at < CACHE_TTL_MS;
     if (stillVerified && cached.accessPos === accessPos) return cached.principal;
     if (!stillVerified) {
       this.verified.delete(digest);
-      if (!(await this.verifyOnce(digest, secret, String(key.secretHash)))) return null;
+      // A pair in the cache was right when last checked (only its owner can present it): it does not pay the limits.
+      if (!(await this.check({ digest, username, secret, address }, String(key.secretHash), key._pos, cached !== undefined))) return null;
       if (needsRehash(String(key.secretHash))) this.upgrade(org, username, String(key.principal), secret, String(key.secretHash));
     }
     const principal = await this.resolve(org, String(key.principal));
@@ -77,14 +94,47 @@ export class CredentialsService {
     return principal;
   }
 
-  private verifyOnce(digest: string, secret: string, hash: string): Promise<boolean> {
-    const key = `${digest}|${hash}`;
-    let running = this.verifying.get(key);
-    if (!running) {
-      running = verifySecretAsync(secret, hash).finally(() => this.verifying.delete(key));
-      this.verifying.set(key, running);
+  /**
+   * Checks a pair against `hash` under the limits. A pair that failed against this key position
+   * recently is refused from memory; a request of a pair being checked now shares that check; only a
+   * request that starts a slow hash is admitted by the limits (unless `trusted`: AuthLimits.admit),
+   * and the hash waits at the gate. Throws the limits' answers.
+   */
+  private check(pair: Pair, hash: string, keyPos: unknown, trusted: boolean): Promise<boolean> {
+    if (this.limits.failedRecently(pair.digest, keyPos)) {
+      authVerifications.inc({ outcome: 'refused_cached' });
+      return Promise.resolve(false);
     }
-    return running;
+    const key = `${pair.digest}|${hash}`;
+    const running = this.verifying.get(key);
+    if (running) return running;
+    if (!trusted) {
+      try {
+        this.limits.admit(pair.username, pair.address);
+      } catch (error) {
+        authVerifications.inc({ outcome: 'limited' });
+        return Promise.reject(error);
+      }
+    }
+    const verification = this.limits.gate
+      .run(() => verifySecretAsync(pair.secret, hash))
+      .then(
+        (verified) => {
+          authVerifications.inc({ outcome: verified ? 'accepted' : 'refused' });
+          if (!verified) this.limits.rememberFailure(pair.digest, keyPos);
+          if (!trusted) this.limits.settle(pair.username, pair.address, !verified);
+          return verified;
+        },
+        (error: unknown) => {
+          // Nothing was checked (the gate was full): the attempt does not count as a failure.
+          if (!trusted) this.limits.settle(pair.username, pair.address, false);
+          if (error instanceof DomainError && error.code === 'UNAVAILABLE') authVerifications.inc({ outcome: 'busy' });
+          throw error;
+        },
+      )
+      .finally(() => this.verifying.delete(key));
+    this.verifying.set(key, verification);
+    return verification;
   }
 
   /**
@@ -148,6 +198,14 @@ export class CredentialsService {
       roles.map((r) => ({ name: String(r.name), permissions: r.permissions as string[], deleteTime: r.deleteTime as string | undefined })),
     );
   }
+}
+
+/** A presented pair: its keyed digest, and where it came from. */
+interface Pair {
+  digest: string;
+  username: string;
+  secret: string;
+  address: string;
 }
 
 /** The document whose position moves with every change of the organization's roles or members. */

@@ -49,6 +49,17 @@ export function errorBody(error: DomainError, typeHost: string, requestId?: stri
 export const unauthenticated = (message = 'missing or invalid credentials') => new DomainError('UNAUTHENTICATED', message);
 export const unimplemented = (message: string) => new DomainError('UNIMPLEMENTED', message);
 
+/**
+ * The answer of every rate limit (per organization, failed sign-ins): RESOURCE_EXHAUSTED, reason
+ * RATE_LIMIT_EXCEEDED, the wait in the message and in `retryAfterSeconds`, which ApiExceptionFilter
+ * also sends as the Retry-After header.
+ */
+export const rateLimitExceeded = (message: string, retryAfterSeconds: number, metadata: Record<string, string> = {}) =>
+  new DomainError('RESOURCE_EXHAUSTED', `${message}; retry after ${retryAfterSeconds} s`, 'RATE_LIMIT_EXCEEDED', {
+    ...metadata,
+    retryAfterSeconds: String(retryAfterSeconds),
+  });
+
 /** The most characters of one quoted input an error message repeats, and of a whole message. */
 export const QUOTE_LIMIT = 64;
 export const MESSAGE_LIMIT = 1_000;

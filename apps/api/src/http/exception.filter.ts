@@ -25,9 +25,10 @@ export class ApiExceptionFilter implements ExceptionFilter {
     }
     // The auth guard names the schemes its route accepts; anything else answering UNAUTHENTICATED offers Basic.
     if (error.code === 'UNAUTHENTICATED' && !reply.hasHeader('WWW-Authenticate')) void reply.header('WWW-Authenticate', 'Basic realm="svc"');
-    // A limit that says when to come back says it in the header clients and proxies read (RFC 9110).
+    // A limit that says when to come back says it in the header clients and proxies read (RFC 9110):
+    // errors.ts rateLimitExceeded, the hash gate's UNAVAILABLE, the history gate.
     const retryAfter = error.metadata.retryAfterSeconds;
-    if (retryAfter !== undefined && !reply.hasHeader('Retry-After')) void reply.header('Retry-After', retryAfter);
+    if (retryAfter !== undefined && (error.code === 'RESOURCE_EXHAUSTED' || error.code === 'UNAVAILABLE')) void reply.header('Retry-After', retryAfter);
     const body = errorBody(error, this.settings.typeHost, requestId);
     void reply.status(body.error.code).header('content-type', 'application/json').send(body);
   }

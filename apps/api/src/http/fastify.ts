@@ -35,6 +35,7 @@ export function httpAdapter(settings: Settings, logger: Logger): FastifyAdapter 
   };
   const adapter = new FastifyAdapter({
     bodyLimit: settings.bodyLimitBytes,
+    ...serverTimeouts(settings.http),
     // No logger inside Fastify: it would make a child logger for every request (measurable on a
     // GetNote) to log lines we turn off anyway; observeRequests writes the one access line.
     requestIdHeader: false,
@@ -66,6 +67,30 @@ export function httpAdapter(settings: Settings, logger: Logger): FastifyAdapter 
     done(new DomainError('INVALID_ARGUMENT', 'content type must be application/json (a request with a body sends it as JSON)'), undefined);
   });
   return adapter;
+}
+
+/**
+ * A client must send its whole request head within `headersTimeoutMs`, and a socket with no traffic
+ * either way for `idleTimeoutMs` is closed (a stalled body; the 5,000 half-open sockets of issue 16
+ * were held a minute and more). Node checks the head deadline every `connectionsCheckingInterval`
+ * (30 s by default), so that is kept to a fraction of the deadline.
+ *
+ * No whole-request deadline by default: Node's requestTimeout counts until the body is fully
+ * received, so it would cut a 64 MiB upload on a slow link that is still sending (tried: it does);
+ * it never applies to the response, so a long SSE stream is not its concern. An SSE stream stays
+ * within the idle timeout by its heartbeat (SVC_NOTIFY_HEARTBEAT_MS, below it). keepAliveTimeout
+ * stays Fastify's 72 s (above the usual 60 s of load balancers, so the server never closes first).
+ */
+export function serverTimeouts(timeouts: Settings['http']) {
+  return {
+    connectionTimeout: timeouts.idleTimeoutMs,
+    requestTimeout: timeouts.requestTimeoutMs,
+    http: {
+      headersTimeout: timeouts.headersTimeoutMs,
+      // The deadline is enforced within a quarter of itself, and at most a second late.
+      connectionsCheckingInterval: Math.min(1000, Math.max(50, Math.floor(timeouts.headersTimeoutMs / 4))),
+    },
+  };
 }
 
 /** The one route that takes `application/octet-stream` (apps/api/src/artifacts). */

@@ -1,10 +1,10 @@
 import { type CallHandler, type ExecutionContext, Inject, Injectable, type NestInterceptor } from '@nestjs/common';
-import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyRequest } from 'fastify';
 import type { Observable } from 'rxjs';
-import { DomainError } from '@svc/domain/shared/domain-error';
 import type { Settings } from '@svc/infrastructure/config/env';
 import { rateLimited } from '@svc/infrastructure/observability/metrics';
 import { SETTINGS } from '@svc/infrastructure/nest/tokens';
+import { rateLimitExceeded } from '../http/errors';
 import { TokenBuckets } from './rate-limit';
 
 /**
@@ -26,13 +26,7 @@ export class RateLimitInterceptor implements NestInterceptor {
       const admission = this.buckets.take(org);
       if (!admission.admitted) {
         rateLimited.inc();
-        void context.switchToHttp().getResponse<FastifyReply>().header('Retry-After', String(admission.retryAfterSeconds));
-        throw new DomainError(
-          'RESOURCE_EXHAUSTED',
-          `organization '${org}' is over its request rate limit; retry after ${admission.retryAfterSeconds} s`,
-          'RATE_LIMIT_EXCEEDED',
-          { retryAfterSeconds: String(admission.retryAfterSeconds) },
-        );
+        throw rateLimitExceeded(`organization '${org}' is over its request rate limit`, admission.retryAfterSeconds);
       }
     }
     return next.handle();

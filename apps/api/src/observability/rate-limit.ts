@@ -9,7 +9,7 @@ interface Bucket {
 export type Admission = { admitted: true } | { admitted: false; retryAfterSeconds: number };
 
 /**
- * A token bucket per key (an organization): `burst` requests at once, refilled at `perSecond`.
+ * A token bucket per key (an organization; a key username or a client address for failed sign-ins): `burst` requests at once, refilled at `perSecond`.
  * Memory is bounded: buckets live in least-recently-used order and the oldest go past MAX_BUCKETS;
  * a bucket idle long enough to be full again is dropped, since a new one starts full anyway.
  */
@@ -41,6 +41,12 @@ export class TokenBuckets {
     if (this.buckets.size > this.maxBuckets) this.evict(now);
     if (admitted) return { admitted: true };
     return { admitted: false, retryAfterSeconds: Math.max(1, Math.ceil((1 - tokens) / this.perSecond)) };
+  }
+
+  /** Gives back the token a `take` spent, for a request that turned out not to count (never past the burst). */
+  refund(key: string): void {
+    const bucket = this.buckets.get(key);
+    if (bucket) bucket.tokens = Math.min(this.burst, bucket.tokens + 1);
   }
 
   /**

@@ -1,5 +1,5 @@
 import { randomBytes, scryptSync } from 'node:crypto';
-import { CredentialDigest, hashSecret, hashSecretAsync, needsRehash, SCRYPT_COST, verifySecret, verifySecretAsync } from './secret-hash';
+import { CredentialDigest, hashSecret, hashSecretAsync, needsRehash, SCRYPT_COST, unmatchableHash, verifySecret, verifySecretAsync } from './secret-hash';
 
 /** A hash in the first stored format (N=2^14, parameters as bare numbers), as older events hold. */
 function legacyHash(secret: string): string {
@@ -18,6 +18,13 @@ describe('API key secret hashes', () => {
     expect(asyncStored).not.toBe(stored); // salted
     expect([await verifySecretAsync('s3cret', asyncStored), await verifySecretAsync('other', asyncStored)]).toEqual([true, false]);
     expect(needsRehash(stored)).toBe(false);
+  });
+
+  it('offer an unmatchable hash at today\'s cost, for key usernames that do not exist', async () => {
+    const dummy = unmatchableHash();
+    expect(dummy).toMatch(/^\$scrypt\$N=131072,r=8,p=1\$[A-Za-z0-9_-]{22}\$[A-Za-z0-9_-]{43}$/);
+    expect(needsRehash(dummy)).toBe(false);
+    expect(await verifySecretAsync('', dummy)).toBe(false);
   });
 
   it('still verify hashes of the first format, which need a rehash', async () => {

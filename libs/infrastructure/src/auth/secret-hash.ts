@@ -48,6 +48,15 @@ export function hashSecretAsync(secret: string): Promise<string> {
   );
 }
 
+/**
+ * A well-formed hash at today's cost that no secret matches (random salt and random digest): checking
+ * a pair whose key username does not exist against it costs what checking a wrong secret costs, so
+ * the time taken does not tell which usernames exist.
+ */
+export function unmatchableHash(): string {
+  return format(SCRYPT_COST, randomBytes(SALT_LENGTH), randomBytes(KEY_LENGTH));
+}
+
 const CURRENT = /^\$scrypt\$N=(\d+),r=(\d+),p=(\d+)\$([A-Za-z0-9_-]+)\$([A-Za-z0-9_-]+)$/;
 const LEGACY = /^scrypt\$(\d+)\$(\d+)\$(\d+)\$([A-Za-z0-9_-]+)\$([A-Za-z0-9_-]+)$/;
 

@@ -24,3 +24,18 @@ describe('settings: SVC_ENCRYPTION_KEY at start', () => {
     expect(() => loadSettings({ SVC_ENCRYPTION_KEY: Buffer.alloc(32, 2).toString('base64url') })).not.toThrow();
   });
 });
+
+describe('settings: sign-in limits and HTTP timeouts', () => {
+  it('default to bounds that hold under a flood (issue 16)', () => {
+    const settings = loadSettings({});
+    expect(settings.authLimits).toEqual({ hashConcurrency: 2, hashQueue: 16, failuresPerKeyPerMinute: 10, failuresPerAddressPerMinute: 30, failedPairCacheMs: 30_000 });
+    expect(settings.http).toEqual({ headersTimeoutMs: 10_000, idleTimeoutMs: 120_000, requestTimeoutMs: 0 });
+  });
+
+  it('refuse a setting Node would refuse, or one that leaves no slow hash to run', () => {
+    expect(() => loadSettings({ SVC_HTTP_REQUEST_TIMEOUT_MS: '5000' })).toThrow(/SVC_HTTP_REQUEST_TIMEOUT_MS must be 0 or at least SVC_HTTP_HEADERS_TIMEOUT_MS \(10000\)/);
+    expect(loadSettings({ SVC_HTTP_REQUEST_TIMEOUT_MS: '600000' }).http.requestTimeoutMs).toBe(600_000);
+    expect(() => loadSettings({ SVC_AUTH_HASH_CONCURRENCY: '0' })).toThrow(/SVC_AUTH_HASH_CONCURRENCY must be a positive integer/);
+    expect(() => loadSettings({ SVC_HTTP_HEADERS_TIMEOUT_MS: '0' })).toThrow(/SVC_HTTP_HEADERS_TIMEOUT_MS must be a positive integer/);
+  });
+});

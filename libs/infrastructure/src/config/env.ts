@@ -26,6 +26,32 @@ export interface Settings {
   historyReads: { perOrg: number; total: number };
   /** How often the projector expires due uploads and reclaims their bytes (SVC_ARTIFACT_SWEEP_MS, one minute). */
   artifactSweepMs: number;
+  /** Bounds on verifying API key pairs outside the verified cache (apps/api/src/auth/auth-limits.ts). */
+  authLimits: AuthLimitSettings;
+  /** Timeouts of the HTTP server (apps/api/src/http/fastify.ts). */
+  http: HttpTimeouts;
+}
+
+export interface AuthLimitSettings {
+  /** Slow hashes (scrypt, in libuv's pool of 4 threads) running at once in this process. */
+  hashConcurrency: number;
+  /** Verifications waiting for one of those; past it the request is answered UNAVAILABLE at once. */
+  hashQueue: number;
+  /** Failed attempts per key username, per minute (token bucket, burst of the same size; 0: no limit). */
+  failuresPerKeyPerMinute: number;
+  /** Failed attempts per client address, per minute (as above). */
+  failuresPerAddressPerMinute: number;
+  /** How long a failed pair is answered from memory without hashing again (0: not remembered). */
+  failedPairCacheMs: number;
+}
+
+export interface HttpTimeouts {
+  /** The whole request head must arrive within this (Node's headersTimeout). */
+  headersTimeoutMs: number;
+  /** A socket with no traffic either way for this long is closed (Fastify's connectionTimeout). */
+  idleTimeoutMs: number;
+  /** The whole request, body included, must arrive within this (Node's requestTimeout; 0: no limit). */
+  requestTimeoutMs: number;
 }
 
 /** The settings, checked: a process with a wrong setting stops at start with a message naming it. */
@@ -52,7 +78,41 @@ export function loadSettings(env: NodeJS.ProcessEnv = process.env): Settings {
     artifactUploadTtlMs: intSetting(env, 'SVC_ARTIFACT_UPLOAD_TTL_S', 24 * 60 * 60) * 1000,
     historyReads: { perOrg: Math.max(1, intSetting(env, 'SVC_HISTORY_READS_PER_ORG', 2)), total: Math.max(1, intSetting(env, 'SVC_HISTORY_READS', 4)) },
     artifactSweepMs: Math.max(50, intSetting(env, 'SVC_ARTIFACT_SWEEP_MS', 60_000)),
+    authLimits: authLimitSettings(env),
+    http: httpTimeouts(env),
   };
+}
+
+export function authLimitSettings(env: NodeJS.ProcessEnv): AuthLimitSettings {
+  return {
+    // Two of libuv's four threads: file and DNS work, and the other two, stay free under a flood.
+    hashConcurrency: positiveSetting(env, 'SVC_AUTH_HASH_CONCURRENCY', 2),
+    hashQueue: intSetting(env, 'SVC_AUTH_HASH_QUEUE', 16),
+    failuresPerKeyPerMinute: intSetting(env, 'SVC_AUTH_FAILURES_PER_KEY_PER_MINUTE', 10),
+    failuresPerAddressPerMinute: intSetting(env, 'SVC_AUTH_FAILURES_PER_ADDRESS_PER_MINUTE', 30),
+    failedPairCacheMs: intSetting(env, 'SVC_AUTH_FAILED_PAIR_CACHE_SECONDS', 30) * 1000,
+  };
+}
+
+function httpTimeouts(env: NodeJS.ProcessEnv): HttpTimeouts {
+  const timeouts = {
+    headersTimeoutMs: positiveSetting(env, 'SVC_HTTP_HEADERS_TIMEOUT_MS', 10_000),
+    // Above the stream heartbeat (SVC_NOTIFY_HEARTBEAT_MS, 15 s) and the read-your-writes wait.
+    idleTimeoutMs: intSetting(env, 'SVC_HTTP_IDLE_TIMEOUT_MS', 120_000),
+    // Off: it counts a 64 MiB upload on a slow link that is still sending; the idle timeout ends a stalled one.
+    requestTimeoutMs: intSetting(env, 'SVC_HTTP_REQUEST_TIMEOUT_MS', 0),
+  };
+  // Node refuses a headers timeout longer than the request timeout.
+  if (timeouts.requestTimeoutMs > 0 && timeouts.requestTimeoutMs < timeouts.headersTimeoutMs) {
+    throw new Error(`SVC_HTTP_REQUEST_TIMEOUT_MS must be 0 or at least SVC_HTTP_HEADERS_TIMEOUT_MS (${timeouts.headersTimeoutMs}), got ${timeouts.requestTimeoutMs}`);
+  }
+  return timeouts;
+}
+
+function positiveSetting(env: NodeJS.ProcessEnv, name: string, fallback: number): number {
+  const value = intSetting(env, name, fallback);
+  if (value === 0) throw new Error(`${name} must be a positive integer, got '${env[name]}'`);
+  return value;
 }
 
 function rateLimitSettings(env: NodeJS.ProcessEnv): Settings['rateLimit'] {

@@ -69,6 +69,20 @@ export const rateLimited = new Counter({
   registers: [metricsRegistry],
 });
 
+/**
+ * API key pairs checked outside the cache of verified pairs. The outcomes never tell an unknown key
+ * username from a wrong secret: both are `refused` (the metrics are public).
+ */
+export const authVerifications = new Counter({
+  name: 'svc_auth_verifications_total',
+  help:
+    'API key pairs checked outside the verified cache, by outcome: accepted or refused (a slow hash ran), ' +
+    'refused_cached (a pair that failed recently, no hash), limited (429: too many failures for the key or the address), ' +
+    'busy (503: too many hashes waiting)',
+  labelNames: ['outcome'] as const,
+  registers: [metricsRegistry],
+});
+
 /** The text `GET /metrics` answers, and its content type. */
 export async function metricsText(): Promise<{ contentType: string; body: string }> {
   return { contentType: metricsRegistry.contentType, body: await metricsRegistry.metrics() };
