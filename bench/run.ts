@@ -15,21 +15,15 @@
  *   BENCH_LAG_SAMPLES      projection-lag samples (default max(100, 30 x BENCH_SECONDS))
  *   BENCH_REBUILD_EVENTS   events in the log before the rebuild (default 100000)
  *   BENCH_SESSION_MESSAGES messages in the long session the session phase reads from its end (default 10000)
-<<<<<<< HEAD
- *   BENCH_PHASES           comma list of create,get,list,hot,lag,notify,idle,streams,rebuild,session (default all)
+ *   BENCH_PHASES           comma list of create,get,list,hot,lag,notify,idle,streams,flood,rebuild,session (default all)
  *   BENCH_SUBSCRIBERS      notify: streams over two api processes (default 200); BENCH_PUBLISHES publishes (default 200)
  *   BENCH_IDLE_SUBSCRIBERS idle: streams held open on one api (default 2000), by one member (the api's
  *                          per-member stream cap is raised to it; the other stream caps keep their defaults)
  *   BENCH_STREAMS          streams: subscribers that never read, spread over 10 roleless members of one
  *                          organization (100 each, the default per-member cap; default 1000)
  *   BENCH_STREAM_PUBLISHES streams: publishes to that organization (default 25) of BENCH_STREAM_BYTES (default 240000)
-=======
- *   BENCH_PHASES           comma list of create,get,list,hot,lag,notify,idle,flood,rebuild,session (default all)
- *   BENCH_SUBSCRIBERS      notify: streams over two api processes (default 200); BENCH_PUBLISHES publishes (default 200)
- *   BENCH_IDLE_SUBSCRIBERS idle: streams held open on one api (default 2000)
  *   BENCH_FLOOD_LOOPS      flood: concurrent loops of wrong secrets for one key (default 32), for BENCH_SECONDS;
  *   BENCH_FLOOD_LOGINS     first sign-ins of another tenant measured, a third before the flood (default 24)
->>>>>>> h/flood
  *   BENCH_PROFILE          api | projector | both: run that process under --cpu-prof, print its hot functions
  *   BENCH_READ_WAIT_MS     passed to the api as SVC_READ_WAIT_MS (diagnostic: 0 = commands do not wait for projections)
  *   BENCH_KEEP=1           keep the data directory (and profiles); BENCH_VERBOSE=1 echoes the processes' output
@@ -46,20 +40,12 @@ import { measureDelivery, measureIdleMemory } from './notifications';
 import { measureStalledStreams } from './streams';
 import { measureRebuild, type RebuildResult, seedEvents, type SeedResult } from './rebuild';
 import { seedLongSession } from './session';
-<<<<<<< HEAD
-import { LISTER, READERS, Stack, WRITER } from './stack';
-import { fmtMs, fmtRate } from './stats';
-
-const NOTES = '/svc.notes.v1.NotesService';
-const PHASES = ['create', 'get', 'list', 'hot', 'lag', 'notify', 'idle', 'streams', 'rebuild', 'session'] as const;
-=======
 import { type FloodResult, measureFlood } from './flood';
-import { LISTER, loginKeys, Stack, WRITER } from './stack';
+import { LISTER, loginKeys, READERS, Stack, WRITER } from './stack';
 import { fmtMs, fmtRate } from './stats';
 
 const NOTES = '/svc.notes.v1.NotesService';
-const PHASES = ['create', 'get', 'list', 'hot', 'lag', 'notify', 'idle', 'flood', 'rebuild', 'session'] as const;
->>>>>>> h/flood
+const PHASES = ['create', 'get', 'list', 'hot', 'lag', 'notify', 'idle', 'streams', 'flood', 'rebuild', 'session'] as const;
 type Phase = (typeof PHASES)[number];
 
 interface Settings {
@@ -181,16 +167,12 @@ async function main(): Promise<void> {
   const floodLogins = Math.round(numberEnv('BENCH_FLOOD_LOGINS', 24));
   const stack = new Stack({
     verbose: settings.verbose,
-<<<<<<< HEAD
+    loginKeys: settings.phases.has('flood') ? floodLogins : 0,
     apiEnv: {
       ...(settings.readWaitMs === undefined ? {} : { SVC_READ_WAIT_MS: settings.readWaitMs }),
       // The idle phase holds its streams as one member.
       SVC_NOTIFY_MAX_SUBSCRIBERS_PER_MEMBER: String(Math.max(100, Math.round(numberEnv('BENCH_IDLE_SUBSCRIBERS', 2000)))),
     },
-=======
-    loginKeys: settings.phases.has('flood') ? floodLogins : 0,
-    apiEnv: settings.readWaitMs === undefined ? {} : { SVC_READ_WAIT_MS: settings.readWaitMs },
->>>>>>> h/flood
     apiNodeArgs: settings.profile.api ? cpuProf('api') : [],
     projectorNodeArgs: settings.profile.projector ? cpuProf('projector') : [],
   });
@@ -417,7 +399,6 @@ async function main(): Promise<void> {
       rows.push({ measure: `api memory for ${r.subscribers} idle subscribers`, result: `+${(r.rssAfterMb - r.rssBeforeMb).toFixed(1)} MB RSS`, target: '<= 200 MB', pass: r.rssAfterMb - r.rssBeforeMb <= 200 });
     }
 
-<<<<<<< HEAD
     // Streams that never read: bounded buffers, the other tenant's latency meanwhile (issue 16).
     if (settings.phases.has('streams')) {
       const streams = Math.round(numberEnv('BENCH_STREAMS', 1000));
@@ -437,7 +418,8 @@ async function main(): Promise<void> {
       results.streams = r;
       rows.push({ measure: `api RSS growth, ${r.streams} non-reading streams x ${r.publishes} large publishes`, result: `+${(r.rssPeakMb - r.rssBeforeMb).toFixed(1)} MB peak`, target: '<= 300 MB', pass: r.rssPeakMb - r.rssBeforeMb <= 300 });
       rows.push({ measure: "other organization's p99 during them", result: fmtMs(r.otherTenant.p99), target: '<= 100 ms', pass: r.otherTenant.p99 <= 100 });
-=======
+    }
+
     // Wrong-password flood on one key username: another tenant's first sign-ins and an unrelated request, before and during.
     if (settings.phases.has('flood')) {
       const loops = Math.round(numberEnv('BENCH_FLOOD_LOOPS', 32));
@@ -462,7 +444,6 @@ async function main(): Promise<void> {
         { measure: 'Unrelated ListNotes p50 / p99, no flood', result: `${fmtMs(r.baseline.unrelated.p50)} / ${fmtMs(r.baseline.unrelated.p99)}`, target: '' },
         { measure: `Unrelated ListNotes p50 / p99, flood`, result: `${fmtMs(r.during.unrelated.p50)} / ${fmtMs(r.during.unrelated.p99)}`, target: '0 refused', pass: r.during.unrelatedFailures === 0 },
       );
->>>>>>> h/flood
     }
 
     // 6. Rebuild from position 0 with the projector stopped.
