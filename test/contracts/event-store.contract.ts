@@ -275,6 +275,43 @@ export function describeEventStoreContract(
       });
     });
 
+    describe('snapshots', () => {
+      it('keeps the newest snapshot of a stream per fold; an older revision of the same fold is ignored', async () => {
+        const s = streamName('snap');
+        await store.append(s, events(3), 'no_stream');
+        expect(await store.readSnapshot(s)).toBeNull();
+        await store.writeSnapshot(s, { revision: 1n, fold: 'thing:v1', state: '{"n":1}' });
+        expect(await store.readSnapshot(s)).toEqual({ revision: 1n, fold: 'thing:v1', state: '{"n":1}' });
+        await store.writeSnapshot(s, { revision: 2n, fold: 'thing:v1', state: '{"n":2}' });
+        await store.writeSnapshot(s, { revision: 1n, fold: 'thing:v1', state: '{"n":"stale"}' });
+        expect(await store.readSnapshot(s)).toEqual({ revision: 2n, fold: 'thing:v1', state: '{"n":2}' });
+        // A changed fold's snapshot replaces the old fold's, whatever its revision.
+        await store.writeSnapshot(s, { revision: 1n, fold: 'thing:v2', state: '{"m":1}' });
+        expect(await store.readSnapshot(s)).toEqual({ revision: 1n, fold: 'thing:v2', state: '{"m":1}' });
+        expect(await store.readSnapshot(streamName('other'))).toBeNull();
+      });
+
+      it('is never an event: readStream, readAll and subscriptions do not see it', async () => {
+        const s = streamName('snap');
+        const before = await store.headPosition();
+        await store.append(s, events(2), 'no_stream');
+        await store.writeSnapshot(s, { revision: 1n, fold: 'thing:v1', state: '{}' });
+        const after = await store.append(s, events(1), 1n);
+        expect((await store.readStream(s)).map((e) => Number(e.revision))).toEqual([0, 1, 2]);
+        const all = await store.readAll({ after: before, maxCount: 100 });
+        expect(all.every((e) => e.streamId === s || !e.streamId.includes(s))).toBe(true);
+        expect(all.filter((e) => e.streamId.includes(s)).map((e) => e.streamId)).toEqual([s, s, s]);
+        const sub = store.subscribeToAll({ after: before });
+        const seen: string[] = [];
+        for await (const e of sub) {
+          if (e.streamId.includes(s)) seen.push(e.streamId);
+          if (comparePositions(e.position, after.position) >= 0) break;
+        }
+        await sub.unsubscribe();
+        expect(seen).toEqual([s, s, s]);
+      });
+    });
+
     describe('readStream', () => {
       it('reads forwards, backwards, from a revision, with a max count', async () => {
         const s = streamName();

@@ -12,6 +12,19 @@ export interface Decider<State, Command, Event extends DomainEvent> {
   evolve: (state: State, event: Event) => State;
   /** Returns the events the command causes, or throws DomainError. An empty array means "no change". */
   decide: (command: Command, state: State) => Event[];
+  /** Opt-in: the folded state may be snapshotted beside the stream (long streams). */
+  snapshot?: SnapshotSpec<State>;
+}
+
+/**
+ * How a decider's state is snapshotted. `fold` names the fold and its version: change it whenever
+ * `evolve` or the state's shape changes, and every older snapshot is ignored (the stream is folded
+ * afresh). `encode`/`decode` turn the state into JSON and back (identity when it is plain JSON).
+ */
+export interface SnapshotSpec<State> {
+  fold: string;
+  encode?: (state: State) => unknown;
+  decode?: (json: unknown) => State;
 }
 
 /** Who acts, for which organization, when: attached to every command. */

@@ -2,15 +2,9 @@ import { randomUUID } from 'node:crypto';
 import { v5 as uuidv5 } from 'uuid';
 import { DomainError } from '@svc/domain/shared/domain-error';
 import type { Actor, Decider, DomainEvent } from '@svc/domain/shared/decider';
-import {
-  type EventStore,
-  type ExpectedRevision,
-  type NewEvent,
-  type Position,
-  type RecordedEvent,
-  WrongExpectedRevisionError,
-} from '../event-store/event-store.port';
+import { type AppendResult, type EventStore, type ExpectedRevision, type NewEvent, type Position, WrongExpectedRevisionError } from '../event-store/event-store.port';
 import { appendConflicts, commandRetries, commandsAborted } from '../observability/metrics';
+import { emptyFold, type Fold, FoldCache, findRequest, foldRecords, fromSnapshot, REQUEST_WINDOW, SNAPSHOT_EVERY, toSnapshot } from './folds';
 import { upcast } from './upcasters';
 
 /** Namespace for event IDs derived from request_id (AIP-155), so a retried append is a duplicate. */
@@ -72,8 +66,16 @@ export interface StreamCommand<S, C, E extends DomainEvent> {
  */
 export class CommandService {
   private readonly queue = new StreamQueue();
+  private readonly folds: FoldCache;
+  private readonly log: (line: string) => void;
 
-  constructor(private readonly store: EventStore) {}
+  constructor(
+    private readonly store: EventStore,
+    options: { cachedStreams?: number; log?: (line: string) => void } = {},
+  ) {
+    this.folds = new FoldCache(options.cachedStreams);
+    this.log = options.log ?? (() => undefined);
+  }
 
   /** Streams with a command running or queued in this service (tests: the queue holds nothing idle). */
   get busyStreams(): number {
@@ -93,37 +95,104 @@ export class CommandService {
     let optimisticCreate = options.create === true && !context.requestId && !options.dryRun;
     for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
       if (attempt > 0) commandRetries.inc();
-      const history = optimisticCreate ? [] : await this.load(streamId);
+      const fold = optimisticCreate ? emptyFold(decider.initialState()) : await this.load(decider, streamId);
       if (context.requestId) {
-        const replay = replayOf(decider, history, context.requestId);
+        const replay = await this.replayOf(decider, streamId, fold, context.requestId);
         if (replay) return replay;
       }
-      const state = history.reduce((s, e) => decider.evolve(s, e.event as E), decider.initialState());
-      const decided = decider.decide(options.complete ? await options.complete(command, state) : command, state);
-      if (decided.length === 0 || options.dryRun) return { state, position: null, events: decided, replayed: false };
-      const expected: ExpectedRevision = history.length === 0 ? 'no_stream' : history[history.length - 1].revision;
+      const before = fold.revision;
+      const decided = decider.decide(options.complete ? await options.complete(command, fold.state) : command, fold.state);
+      if (decided.length === 0 || options.dryRun) return { state: fold.state, position: null, events: decided, replayed: false };
+      const expected: ExpectedRevision = before < 0n ? 'no_stream' : before;
+      let result: AppendResult;
       try {
-        const result = await this.store.append(streamId, this.toNewEvents(streamId, decided, context), expected);
-        return { state: decided.reduce(decider.evolve, state), position: result.position, events: decided, replayed: false };
+        result = await this.store.append(streamId, this.toNewEvents(streamId, decided, context), expected);
       } catch (error) {
         if (!(error instanceof WrongExpectedRevisionError)) throw error;
         appendConflicts.inc();
         optimisticCreate = false;
+        continue;
       }
+      return { state: this.afterAppend(decider, streamId, fold, before, decided, result, context.requestId), position: result.position, events: decided, replayed: false };
     }
     commandsAborted.inc();
     throw new DomainError('ABORTED', `too many concurrent changes to ${streamId}; try again`);
   }
 
-  /** The current state of a stream (the initial state when it does not exist), appending nothing. */
-  async stateOf<S, E extends DomainEvent>(decider: Pick<Decider<S, never, E>, 'initialState' | 'evolve'>, streamId: string): Promise<S> {
-    const history = await this.load(streamId);
-    return history.reduce((s, e) => decider.evolve(s, e.event as E), decider.initialState());
+  /**
+   * Folds the command's own events into the stream's fold (no read), keeps it, and snapshots it when
+   * due. Another reader of this process may have folded them already (it read the stream after the
+   * commit): then there is nothing to fold.
+   */
+  private afterAppend<S, C, E extends DomainEvent>(
+    decider: Decider<S, C, E>,
+    streamId: string,
+    fold: Fold<S>,
+    before: bigint,
+    decided: E[],
+    result: AppendResult,
+    requestId: string | undefined,
+  ): S {
+    if (fold.revision === before) {
+      for (const event of decided) fold.state = decider.evolve(fold.state, event);
+      fold.revision = result.nextRevision;
+      fold.position = result.position;
+      if (requestId) {
+        fold.requests.push({ requestId, first: before + 1n, last: result.nextRevision, position: result.position });
+        if (fold.requests.length > REQUEST_WINDOW) fold.requests.shift();
+      }
+    }
+    this.folds.set(streamId, decider, fold);
+    const spec = decider.snapshot;
+    if (spec && fold.revision - fold.snapshotRevision >= BigInt(SNAPSHOT_EVERY)) {
+      const snapshot = toSnapshot(fold, spec);
+      fold.snapshotRevision = fold.revision;
+      // Only an optimization: a failed write costs the next cold reader a longer read, nothing else.
+      this.store.writeSnapshot(streamId, snapshot).catch((error: unknown) => this.log(`snapshot of ${streamId} at ${fold.revision} not written: ${error instanceof Error ? error.message : String(error)}`));
+    }
+    return fold.state;
   }
 
-  private async load(streamId: string): Promise<Loaded[]> {
-    const recorded = await this.store.readStream(streamId);
-    return recorded.map((r) => ({ event: upcast(r), revision: r.revision, record: r }));
+  /** The current state of a stream (the initial state when it does not exist), appending nothing. */
+  async stateOf<S, E extends DomainEvent>(decider: Pick<Decider<S, never, E>, 'initialState' | 'evolve'>, streamId: string): Promise<S> {
+    return (await this.load(decider, streamId)).state;
+  }
+
+  /**
+   * The stream's fold brought up to its head: the cached fold, or the snapshot, or nothing, then
+   * only the events after it. Everything after the read folds synchronously, so two loads of one
+   * stream in this process never fold an event twice (foldRecords skips what the fold has).
+   */
+  private async load<S, E extends DomainEvent>(decider: Pick<Decider<S, never, E>, 'initialState' | 'evolve' | 'snapshot'>, streamId: string): Promise<Fold<S>> {
+    let fold = this.folds.get<S>(streamId, decider);
+    if (!fold) {
+      const spec = decider.snapshot;
+      const stored = spec ? await this.store.readSnapshot(streamId) : null;
+      fold = (stored && spec && fromSnapshot(stored, spec)) || emptyFold(decider.initialState());
+    }
+    const tail = await this.store.readStream(streamId, { fromRevision: fold.revision + 1n });
+    foldRecords(fold, decider.evolve, tail, upcast);
+    this.folds.set(streamId, decider, fold);
+    return fold;
+  }
+
+  /**
+   * The answer to a request already in the stream (AIP-155), or null. Its events are read by their
+   * revisions; the state right after it is the fold's when it is the stream's last request, else
+   * folded afresh up to it (rare: a retry after later changes).
+   */
+  private async replayOf<S, C, E extends DomainEvent>(decider: Decider<S, C, E>, streamId: string, fold: Fold<S>, requestId: string): Promise<Handled<S> | null> {
+    const mark = findRequest(fold, requestId);
+    if (!mark) return null;
+    const records = await this.store.readStream(streamId, { fromRevision: mark.first, maxCount: Number(mark.last - mark.first) + 1 });
+    const events = records.filter((r) => r.metadata.requestId === requestId).map(upcast);
+    let state = fold.state;
+    if (mark.last !== fold.revision) {
+      const upTo = emptyFold(decider.initialState());
+      foldRecords(upTo, decider.evolve, await this.store.readStream(streamId, { maxCount: Number(mark.last) + 1 }), upcast);
+      state = upTo.state;
+    }
+    return { state, position: mark.position, events, replayed: true };
   }
 
   private toNewEvents(streamId: string, events: DomainEvent[], context: CommandContext): NewEvent[] {
@@ -173,34 +242,4 @@ class StreamQueue {
       done();
     }
   }
-}
-
-interface Loaded {
-  event: DomainEvent;
-  revision: bigint;
-  record: RecordedEvent;
-}
-
-/** The state right after the earlier request with this request_id, answered again without appending. */
-function replayOf<S, C, E extends DomainEvent>(
-  decider: Decider<S, C, E>,
-  history: Loaded[],
-  requestId: string,
-): Handled<S> | null {
-  let last = -1;
-  for (let i = history.length - 1; i >= 0; i--) {
-    if (history[i].record.metadata.requestId === requestId) {
-      last = i;
-      break;
-    }
-  }
-  if (last < 0) return null;
-  const upTo = history.slice(0, last + 1);
-  const events = history.filter((h) => h.record.metadata.requestId === requestId).map((h) => h.event);
-  return {
-    state: upTo.reduce((s, e) => decider.evolve(s, e.event as E), decider.initialState()),
-    position: history[last].record.position,
-    events,
-    replayed: true,
-  };
 }

@@ -19,6 +19,7 @@ import {
 } from '@eventstore/db-client';
 import { appendTooLarge, checkAppendSize } from './append-limit';
 import {
+  type StoredSnapshot,
   AppendResult,
   EventMetadata,
   EventStore,
@@ -95,9 +96,35 @@ export class EsdbEventStore implements EventStore {
     return event.position;
   }
 
+  /**
+   * Snapshots follow the usual EventStoreDB pattern: a stream per aggregate, `snapshot-<stream>`,
+   * read backwards for its last event. The stream keeps its last few events (`$maxCount`, set with
+   * its first one), and its events are never delivered as the log's (isUserEvent).
+   */
+  async readSnapshot(streamId: string): Promise<StoredSnapshot | null> {
+    const [last] = await this.readRaw(snapshotStreamOf(streamId), { direction: 'backwards', maxCount: 1 });
+    if (!last) return null;
+    const data = last.data as { revision?: unknown; fold?: unknown; state?: unknown };
+    if (typeof data.revision !== 'string' || typeof data.fold !== 'string' || typeof data.state !== 'string') return null;
+    return { revision: BigInt(data.revision), fold: data.fold, state: data.state };
+  }
+
+  async writeSnapshot(streamId: string, snapshot: StoredSnapshot): Promise<void> {
+    const kept = await this.readSnapshot(streamId);
+    if (kept && kept.fold === snapshot.fold && kept.revision >= snapshot.revision) return;
+    const stream = snapshotStreamOf(streamId);
+    const data = { revision: String(snapshot.revision), fold: snapshot.fold, state: snapshot.state };
+    const result = await this.client.appendToStream(stream, jsonEvent({ type: SNAPSHOT_EVENT, data }), { expectedRevision: ANY });
+    if (result.nextExpectedRevision === 0n) await this.client.setStreamMetadata(stream, { maxCount: SNAPSHOTS_KEPT });
+  }
+
   async readStream(streamId: string, options: ReadStreamOptions = {}): Promise<RecordedEvent[]> {
+    return (await this.readRaw(streamId, options)).map(toRecorded);
+  }
+
+  private async readRaw(streamId: string, options: ReadStreamOptions): Promise<EsdbStreamRecorded[]> {
     const backwards = options.direction === 'backwards';
-    const out: RecordedEvent[] = [];
+    const out: EsdbStreamRecorded[] = [];
     try {
       const read = this.client.readStream(streamId, {
         direction: backwards ? BACKWARDS : FORWARDS,
@@ -105,7 +132,7 @@ export class EsdbEventStore implements EventStore {
         ...(options.maxCount === undefined ? {} : { maxCount: options.maxCount }),
       });
       await consume(read, (resolved) => {
-        if (resolved.event) out.push(toRecorded(resolved.event));
+        if (resolved.event) out.push(resolved.event);
         return true;
       });
     } catch (err) {
@@ -248,8 +275,15 @@ function isStart(p: Position): boolean {
   return p.commit < 0n;
 }
 
+const SNAPSHOT_PREFIX = 'snapshot-';
+const SNAPSHOT_EVENT = 'Snapshot';
+/** Snapshot events kept per stream: the last one is read; a few more cover a writer that raced. */
+const SNAPSHOTS_KEPT = 3;
+
+const snapshotStreamOf = (streamId: string): string => `${SNAPSHOT_PREFIX}${streamId}`;
+
 function isUserEvent(event: EsdbRecorded): boolean {
-  return event.isJson && !event.type.startsWith('$');
+  return event.isJson && !event.type.startsWith('$') && !event.streamId.startsWith(SNAPSHOT_PREFIX);
 }
 
 function toRecorded(event: EsdbRecorded | EsdbStreamRecorded): RecordedEvent {

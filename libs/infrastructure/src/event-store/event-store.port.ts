@@ -103,8 +103,26 @@ export class WrongExpectedRevisionError extends Error {
   }
 }
 
+/**
+ * A stream's folded state as of one revision, kept beside the stream so a cold process reads it and
+ * the events after it instead of the whole stream. Never an event: no subscription, readAll or
+ * readStream sees it. Only an optimization: losing one costs a longer read, never a fact.
+ */
+export interface StoredSnapshot {
+  /** Revision of the last event folded into `state`. */
+  revision: bigint;
+  /** Names the fold that made it (decider and version): a reader whose fold differs ignores it. */
+  fold: string;
+  /** The folded state, serialized (JSON). */
+  state: string;
+}
+
 export interface EventStore {
   append(streamId: string, events: NewEvent[], expected: ExpectedRevision): Promise<AppendResult>;
+  /** The newest snapshot of a stream, or null. */
+  readSnapshot(streamId: string): Promise<StoredSnapshot | null>;
+  /** Keeps a snapshot of a stream; one of a lower revision than the kept one (of the same fold) is ignored. */
+  writeSnapshot(streamId: string, snapshot: StoredSnapshot): Promise<void>;
   /** Events of one stream; an unknown stream reads as empty. */
   readStream(streamId: string, options?: ReadStreamOptions): Promise<RecordedEvent[]>;
   readAll(options?: ReadAllOptions): Promise<RecordedEvent[]>;

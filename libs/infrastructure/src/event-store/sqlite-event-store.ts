@@ -6,6 +6,7 @@ import { checkAppendSize } from './append-limit';
 import { SqliteSubscription } from './sqlite-subscription';
 import { WalCheckpointer } from './wal-checkpointer';
 import {
+  type StoredSnapshot,
   AppendResult,
   EventMetadata,
   EventStore,
@@ -102,6 +103,12 @@ CREATE TABLE IF NOT EXISTS streams (
   stream_id TEXT PRIMARY KEY,
   revision  INTEGER NOT NULL
 ) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS snapshots (
+  stream_id TEXT PRIMARY KEY,
+  revision  INTEGER NOT NULL,
+  fold      TEXT    NOT NULL,
+  state     TEXT    NOT NULL
+) WITHOUT ROWID;
 `;
 
 /**
@@ -151,6 +158,8 @@ export class SqliteEventStore implements EventStore {
     allForwards: Database.Statement<[bigint, number], EventTuple>;
     allBackwards: Database.Statement<[bigint, number], EventTuple>;
     head: Database.Statement<[], bigint | null>;
+    readSnapshot: Database.Statement<[string], [bigint, string, string]>;
+    writeSnapshot: Database.Statement<[string, bigint, string, string]>;
   };
 
   /** A group of one: the transaction is the append, no savepoint needed. */
@@ -212,6 +221,12 @@ export class SqliteEventStore implements EventStore {
       allForwards: db.prepare<[bigint, number], EventTuple>(`SELECT ${cols} FROM events WHERE pos > ? ORDER BY pos LIMIT ?`).raw(),
       allBackwards: db.prepare<[bigint, number], EventTuple>(`SELECT ${cols} FROM events WHERE pos < ? ORDER BY pos DESC LIMIT ?`).raw(),
       head: db.prepare<[], bigint | null>('SELECT max(pos) FROM events').pluck(),
+      readSnapshot: db.prepare<[string], [bigint, string, string]>('SELECT revision, fold, state FROM snapshots WHERE stream_id = ?').raw(),
+      // A newer revision replaces the kept one; so does another fold (a changed fold's first snapshot).
+      writeSnapshot: db.prepare<[string, bigint, string, string]>(
+        'INSERT INTO snapshots (stream_id, revision, fold, state) VALUES (?, ?, ?, ?) ON CONFLICT (stream_id) DO UPDATE SET ' +
+          'revision = excluded.revision, fold = excluded.fold, state = excluded.state WHERE excluded.revision > snapshots.revision OR excluded.fold <> snapshots.fold',
+      ),
     };
     // A single append may fail half-way (a later event of its batch collides): throwing rolls the whole
     // transaction back, which is only this append.
@@ -349,6 +364,22 @@ export class SqliteEventStore implements EventStore {
     }
     const last = stored[stored.length - 1];
     return { nextRevision: last.revision, position: seqPosition(last.pos) };
+  }
+
+  async readSnapshot(streamId: string): Promise<StoredSnapshot | null> {
+    this.assertOpen();
+    const row = this.stmt.readSnapshot.get(streamId);
+    return row ? { revision: row[0], fold: row[1], state: row[2] } : null;
+  }
+
+  /**
+   * Its own small write, outside the append groups: a snapshot never delays or fails an append. While
+   * the checkpointer holds writes (the WAL is restarting) it is skipped: the next one will do.
+   */
+  async writeSnapshot(streamId: string, snapshot: StoredSnapshot): Promise<void> {
+    this.assertOpen();
+    if (this.writesHeld) return;
+    this.stmt.writeSnapshot.run(streamId, snapshot.revision, snapshot.fold, snapshot.state);
   }
 
   async readStream(streamId: string, options: ReadStreamOptions = {}): Promise<RecordedEvent[]> {

@@ -14,6 +14,7 @@ import type {
   RecordedEvent,
   SubscribeOptions,
   Subscription,
+  StoredSnapshot,
 } from '../event-store/event-store.port';
 import type {
   CheckpointRecord,
@@ -36,6 +37,8 @@ export type FaultPoint =
   | 'append-after'
   | 'read-stream'
   | 'read-all'
+  | 'read-snapshot'
+  | 'write-snapshot'
   | 'subscribe'
   | 'subscription'
   | 'subscription-end'
@@ -141,6 +144,16 @@ export class FaultyEventStore implements EventStore {
   async readAll(options?: ReadAllOptions): Promise<RecordedEvent[]> {
     this.faults.check('read-all');
     return this.inner.readAll(options);
+  }
+
+  async readSnapshot(streamId: string): Promise<StoredSnapshot | null> {
+    this.faults.check('read-snapshot');
+    return this.inner.readSnapshot(streamId);
+  }
+
+  async writeSnapshot(streamId: string, snapshot: StoredSnapshot): Promise<void> {
+    this.faults.check('write-snapshot');
+    return this.inner.writeSnapshot(streamId, snapshot);
   }
 
   subscribeToAll(options: SubscribeOptions): Subscription {
