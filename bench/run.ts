@@ -15,7 +15,9 @@
  *   BENCH_LAG_SAMPLES      projection-lag samples (default max(100, 30 x BENCH_SECONDS))
  *   BENCH_REBUILD_EVENTS   events in the log before the rebuild (default 100000)
  *   BENCH_SESSION_MESSAGES messages in the long session the session phase reads from its end (default 10000)
- *   BENCH_PHASES           comma list of create,get,list,hot,lag,notify,idle,streams,flood,rebuild,session (default all)
+ *   BENCH_PHASES           comma list of create,get,list,hot,lag,notify,idle,streams,flood,rebuild,session,big-org (default all)
+ *   BENCH_BIG_ORG_MEMBERS  big-org: members of the big organization (default 10000); BENCH_BIG_ORG_SAMPLES
+ *                          AssignRoles samples per organization (default 100; a quarter as many logins and histories)
  *   BENCH_SUBSCRIBERS      notify: streams over two api processes (default 200); BENCH_PUBLISHES publishes (default 200)
  *   BENCH_IDLE_SUBSCRIBERS idle: streams held open on one api (default 2000), by one member (the api's
  *                          per-member stream cap is raised to it; the other stream caps keep their defaults)
@@ -41,11 +43,12 @@ import { measureStalledStreams } from './streams';
 import { measureRebuild, type RebuildResult, seedEvents, type SeedResult } from './rebuild';
 import { seedLongSession } from './session';
 import { type FloodResult, measureFlood } from './flood';
+import { measureBigOrg } from './bigorg';
 import { LISTER, loginKeys, READERS, Stack, WRITER } from './stack';
 import { fmtMs, fmtRate } from './stats';
 
 const NOTES = '/svc.notes.v1.NotesService';
-const PHASES = ['create', 'get', 'list', 'hot', 'lag', 'notify', 'idle', 'streams', 'flood', 'rebuild', 'session'] as const;
+const PHASES = ['create', 'get', 'list', 'hot', 'lag', 'notify', 'idle', 'streams', 'flood', 'rebuild', 'session', 'big-org'] as const;
 type Phase = (typeof PHASES)[number];
 
 interface Settings {
@@ -319,6 +322,26 @@ async function main(): Promise<void> {
         { measure: `Read from the end of a ${n / 1000}k-message session`, result: fmtRate(r.rate), target: '' },
         { measure: 'Read latency p50 / p99', result: `${fmtMs(r.latency.p50)} / ${fmtMs(r.latency.p99)}`, target: '' },
         { measure: 'Read errors (non-200)', result: String(r.errors), target: '0', pass: r.errors === 0 },
+      );
+    }
+
+    // Big organizations (issue 17, item 3): per-command costs at 10,000 members against 5.
+    if (settings.phases.has('big-org')) {
+      const members = Math.round(numberEnv('BENCH_BIG_ORG_MEMBERS', 10_000));
+      log(`big-org: seeding ${members.toLocaleString('en-US')} members, then AssignRoles, first bearer logins and a role's history ...`);
+      const r = await measureBigOrg(stack.baseUrl, stack.eventsFile, members, Math.round(numberEnv('BENCH_BIG_ORG_SAMPLES', 100)));
+      results.bigOrg = r;
+      const k = `${(members / 1000).toLocaleString('en-US')}k`;
+      const pair = (a: { p50: number; p99: number }) => `${fmtMs(a.p50)} / ${fmtMs(a.p99)}`;
+      const ratio = r.big.assignRoles.p50 / r.small.assignRoles.p50;
+      details.push(`big-org: ${members} members seeded in ${r.seedSeconds.toFixed(1)} s; figures p50 / p99, sequential requests`);
+      rows.push(
+        { measure: `AssignRoles at ${k} / 5 members (p50 / p99)`, result: `${pair(r.big.assignRoles)} vs ${pair(r.small.assignRoles)}`, target: '' },
+        { measure: `AssignRoles p50 ratio ${k} : 5 members`, result: `${ratio.toFixed(1)}x`, target: '<= 3x', pass: ratio <= 3 },
+        { measure: `First bearer login at ${k} / 5 members`, result: `${pair(r.big.firstLogin)} vs ${pair(r.small.firstLogin)}`, target: '' },
+        { measure: `First bearer login p50 ratio`, result: `${(r.big.firstLogin.p50 / r.small.firstLogin.p50).toFixed(1)}x`, target: '' },
+        { measure: `Role :history at ${k} / 5 members`, result: `${pair(r.big.roleHistory)} vs ${pair(r.small.roleHistory)}`, target: '' },
+        { measure: `Role :history p50 ratio`, result: `${(r.big.roleHistory.p50 / r.small.roleHistory.p50).toFixed(1)}x`, target: '' },
       );
     }
 

@@ -3,6 +3,7 @@
  * temporary data directory (embedded SQLite default), as production-like as one machine allows.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
+import { generateKeyPairSync } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as net from 'node:net';
 import * as os from 'node:os';
@@ -24,6 +25,13 @@ export const LISTER: Credentials = { username: 'bench-globex-key', password: 'be
 /** Roleless members of acme (membership only: they may Subscribe, not Publish), for the streams phase. */
 export const READERS: Credentials[] = Array.from({ length: 10 }, (_, i) => ({ username: `bench-reader${i}-key`, password: `bench-reader${i}-secret` }));
 
+/** The big-org phase: an organization it grows to BENCH_BIG_ORG_MEMBERS, and one of 5 members to compare with. */
+export const BIG_ORGS = (['bigorg', 'smallorg'] as const).map((org) => ({ org, admin: { username: `bench-${org}-key`, password: `bench-${org}-secret` } }));
+/** A trusted identity provider of both, whose JWTs make first bearer logins (JoinOrganization). */
+export const BENCH_IDP = (() => {
+  const { privateKey, publicKey } = generateKeyPairSync('ec', { namedCurve: 'P-256' });
+  return { issuer: 'https://idp.bench', privateKey, publicKeyPem: publicKey.export({ format: 'pem', type: 'spki' }).toString() };
+})();
 const CONFIG = `
 organizations:
   - id: acme
@@ -39,6 +47,14 @@ ${READERS.map((r, i) => `      - user: reader${i}\n        roles: []\n        ap
       - user: gina
         roles: [admin]
         api_keys: ["${LISTER.username}:${LISTER.password}"]
+${BIG_ORGS.map((o) => `  - id: ${o.org}\n    display_name: ${o.org}\n    members:\n      - user: owner\n        roles: [admin]\n        api_keys: ["${o.admin.username}:${o.admin.password}"]`).join('\n')}
+`;
+/** After every organization (the flood phase appends one to CONFIG). */
+const ISSUERS = `bearer_issuers:
+  - issuer: ${BENCH_IDP.issuer}
+    audience: svc
+    public_key_pem: "\${env:BENCH_IDP_PUBLIC_KEY}"
+    organizations: [${BIG_ORGS.map((o) => o.org).join(', ')}]
 `;
 
 /** `count` API keys of one member of a third organization, `initech`: each one's first sign-in is a full slow hash. */
@@ -93,7 +109,7 @@ export class Stack {
     const initech = logins.length
       ? `  - id: initech\n    display_name: Initech\n    members:\n      - user: ivan\n        roles: []\n        api_keys: [${logins.map((k) => `"${k.username}:${k.password}"`).join(', ')}]\n`
       : '';
-    fs.writeFileSync(configFile, CONFIG + initech);
+    fs.writeFileSync(configFile, CONFIG + initech + ISSUERS);
     this.env = {
       ...process.env,
       NODE_ENV: 'production',
@@ -101,6 +117,7 @@ export class Stack {
       HOST: '127.0.0.1',
       SVC_DATA_DIR: this.dataDir,
       SVC_CONFIG: configFile,
+      BENCH_IDP_PUBLIC_KEY: BENCH_IDP.publicKeyPem,
       EVENTSTORE_URL: '',
       MONGODB_URL: '',
     };

@@ -38,7 +38,8 @@ export type IndicatorEvent = ResourceEvent;
 
 export interface IndicatorState {
   indicator: ResourceState;
-  relations: Readonly<Record<string, IndicatorRelation>>;
+  /** By name; evolve adds and replaces entries in place (decider.ts, the fold contract). */
+  relations: Record<string, IndicatorRelation>;
   /** Relations the last delete took down with the indicator: exactly these come back on undelete. */
   cascaded: readonly string[];
   purged: boolean;
@@ -132,37 +133,49 @@ function decide(command: IndicatorCommand, state: IndicatorState): IndicatorEven
   }
 }
 
+/**
+ * Updates the state in place (decider.ts, the fold contract): an attach costs the same on the
+ * thousandth relation as on the first. Relations are replaced, never edited; a delete or undelete
+ * touches only the relations its event names.
+ */
 function evolve(state: IndicatorState, event: IndicatorEvent): IndicatorState {
   const data = event.data as JsonObject;
+  const { relations } = state;
   switch (event.type) {
     case RELATION_CREATED: {
       const relation = data.relation as IndicatorRelation;
-      return { ...state, relations: { ...state.relations, [relation.name]: relation } };
+      relations[relation.name] = relation;
+      return state;
     }
     case RELATION_DELETED: {
       const name = data.relation as string;
-      const relation = { ...state.relations[name], deleteTime: data.deleteTime as string, updateTime: data.deleteTime as string };
-      return { ...state, relations: { ...state.relations, [name]: relation } };
+      relations[name] = { ...relations[name], deleteTime: data.deleteTime as string, updateTime: data.deleteTime as string };
+      return state;
     }
     case INDICATOR_PURGED:
-      return { ...state, purged: true, relations: {} };
+      state.purged = true;
+      state.relations = {};
+      return state;
     case 'IndicatorDeleted': {
       const cascaded = (data.relations as string[] | undefined) ?? [];
-      const relations = { ...state.relations };
       for (const name of cascaded) relations[name] = { ...relations[name], deleteTime: data.deleteTime as string, updateTime: data.deleteTime as string };
-      return { ...state, indicator: kit.evolve(state.indicator, event), relations, cascaded };
+      state.indicator = kit.evolve(state.indicator, event);
+      state.cascaded = cascaded;
+      return state;
     }
     case 'IndicatorUndeleted': {
-      const relations = { ...state.relations };
       for (const name of (data.relations as string[] | undefined) ?? []) {
         const restored: IndicatorRelation = { ...relations[name], updateTime: data.updateTime as string };
         delete restored.deleteTime;
         relations[name] = restored;
       }
-      return { ...state, indicator: kit.evolve(state.indicator, event), relations, cascaded: [] };
+      state.indicator = kit.evolve(state.indicator, event);
+      state.cascaded = [];
+      return state;
     }
     default:
-      return { ...state, indicator: kit.evolve(state.indicator, event) };
+      state.indicator = kit.evolve(state.indicator, event);
+      return state;
   }
 }
 

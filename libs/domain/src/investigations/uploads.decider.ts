@@ -24,7 +24,7 @@ export interface UploadState {
   sizeBytes: number;
   expireTime: string | null;
   /** Blob keys of expired holds whose bytes are not deleted yet (at most a few). */
-  reclaim: readonly string[];
+  reclaim: string[];
 }
 
 export type UploadCommand =
@@ -42,6 +42,7 @@ const held = (state: UploadState) => state.status === 'LIVE' || state.status ===
 
 export const uploadsDecider: Decider<UploadState, UploadCommand, UploadEvent> = {
   initialState: () => ({ status: 'NONE', blobKey: null, sizeBytes: 0, expireTime: null, reclaim: [] }),
+  // In place (decider.ts, the fold contract): the reclaim list is not copied per event.
   evolve(state, event) {
     switch (event.type) {
       case ARTIFACT_UPLOADED:
@@ -51,9 +52,17 @@ export const uploadsDecider: Decider<UploadState, UploadCommand, UploadEvent> = 
       case ARTIFACT_UPLOAD_REFERENCED:
         return { ...state, status: 'REFERENCED', expireTime: null };
       case ARTIFACT_UPLOAD_EXPIRED:
-        return { ...state, status: 'EXPIRED', blobKey: null, sizeBytes: 0, expireTime: null, reclaim: [...state.reclaim, event.data.blobKey] };
-      case ARTIFACT_BLOB_RECLAIMED:
-        return { ...state, reclaim: state.reclaim.filter((key) => key !== event.data.blobKey) };
+        state.reclaim.push(event.data.blobKey);
+        state.status = 'EXPIRED';
+        state.blobKey = null;
+        state.sizeBytes = 0;
+        state.expireTime = null;
+        return state;
+      case ARTIFACT_BLOB_RECLAIMED: {
+        const at = state.reclaim.indexOf(event.data.blobKey);
+        if (at >= 0) state.reclaim.splice(at, 1);
+        return state;
+      }
     }
   },
   decide(command, state) {

@@ -27,14 +27,19 @@ const PRINCIPAL_ID = /^[a-zA-Z0-9][a-zA-Z0-9._@-]{0,127}$/;
 
 export const organizationDecider: Decider<OrganizationState, OrganizationCommand, OrganizationEvent> = {
   initialState: () => ({ exists: false, displayName: '', serviceAccounts: [] }),
+  // In place (decider.ts, the fold contract): the service-account list is not copied per event.
   evolve(state, event) {
     switch (event.type) {
       case 'OrganizationCreated':
-        return { ...state, exists: true, displayName: event.data.displayName };
+        state.exists = true;
+        state.displayName = event.data.displayName;
+        return state;
       case 'OrganizationRenamed':
-        return { ...state, displayName: event.data.displayName };
+        state.displayName = event.data.displayName;
+        return state;
       case 'ServiceAccountAdded':
-        return { ...state, serviceAccounts: [...state.serviceAccounts, event.data.serviceAccount] };
+        state.serviceAccounts.push(event.data.serviceAccount);
+        return state;
     }
   },
   decide(command, state) {

@@ -113,7 +113,7 @@ describe('InitializeAccess', () => {
       .when(initializeAccess())
       .thenState((state, events) => {
         expect(events).toEqual([initialized]);
-        expect(state).toEqual({ initialized: true, roles: { 'roles/admin': admin }, defaultRole: 'roles/admin', members: {} });
+        expect(state).toEqual({ initialized: true, roles: { 'roles/admin': admin }, defaultRole: 'roles/admin', members: {}, adminUsers: 0 });
       });
   });
 
@@ -368,6 +368,21 @@ describe('AssignRoles', () => {
   it('does not count service accounts as the remaining Admin', () => {
     // deployer (a service account) holds Admin in `org`, and alice still cannot drop it
     given(org).when(assignRoles('users/alice', [])).thenFails('FAILED_PRECONDITION', /users\/alice is the last member holding Admin/);
+  });
+
+  it('counts Admin holders across grants and step-downs (the counter follows every role-set change)', () => {
+    const history = [
+      ...org,
+      rolesAssigned('users/bob', ['roles/admin'], ['roles/writer']),
+      rolesAssigned('users/alice', [], ['roles/admin']),
+      memberAdded('users/erin', ['roles/admin', 'roles/viewer']),
+      rolesAssigned('users/erin', ['roles/viewer'], ['roles/admin', 'roles/viewer']),
+    ];
+    expect(fold(accessDecider, history).adminUsers).toBe(1);
+    given(history).when(assignRoles('users/bob', [], as('users/bob'))).thenFails('FAILED_PRECONDITION', /users\/bob is the last member holding Admin/);
+    given([...history, rolesAssigned('users/alice', ['roles/admin'], [])])
+      .when(assignRoles('users/bob', []))
+      .then([rolesAssigned('users/bob', [], ['roles/admin'])]);
   });
 
   it('lets an Admin step down while another user holds Admin', () => {

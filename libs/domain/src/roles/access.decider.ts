@@ -36,6 +36,12 @@ export interface AccessState {
   defaultRole: string | null;
   /** `users/{id}` or `service-accounts/{id}` to sorted role names (deleted roles stay in the set). */
   members: Record<string, string[]>;
+  /**
+   * How many users (not service accounts) hold the Admin role: the last-admin guardrail reads it
+   * instead of scanning every member per command. Admin is a system role and cannot be deleted, so
+   * only role-set changes move it.
+   */
+  adminUsers: number;
 }
 
 /** The client-settable part of a role. */
@@ -105,17 +111,34 @@ export function effectivePermissions(
   return sortedUnique(roles.filter((role) => held.has(role.name) && role.deleteTime === undefined).flatMap((role) => role.permissions));
 }
 
-/** Effective permissions of one member of the organization (none for a non-member). */
+/**
+ * Effective permissions of one member of the organization (none for a non-member). Looks up only the
+ * roles the member holds, so it costs the same in an organization of any size.
+ */
 export function memberPermissions(state: AccessState, member: string): string[] {
-  return effectivePermissions(Object.hasOwn(state.members, member) ? state.members[member] : [], Object.values(state.roles));
+  if (!Object.hasOwn(state.members, member)) return [];
+  const held: RoleRecord[] = [];
+  for (const name of state.members[member]) {
+    if (Object.hasOwn(state.roles, name)) held.push(state.roles[name]);
+  }
+  return effectivePermissions(state.members[member], held);
 }
 
 /** `users/...` members whose effective permissions include `permission`, sorted (ListUsersWithPermission). */
 export function usersWithPermission(state: AccessState, permission: string): string[] {
+  // The roles granting it, once; then one set lookup per role held, not a permission union per member.
+  const granting = new Set(
+    Object.values(state.roles)
+      .filter((role) => role.deleteTime === undefined && role.permissions.includes(permission))
+      .map((role) => role.name),
+  );
   return Object.keys(state.members)
-    .filter((member) => USER.test(member) && memberPermissions(state, member).includes(permission))
+    .filter((member) => USER.test(member) && state.members[member].some((role) => granting.has(role)))
     .sort();
 }
+
+/** Whether `member` counts toward the last-admin guardrail with these roles. */
+const countsAsAdmin = (member: string, roles: readonly string[]): boolean => USER.test(member) && roles.includes(ADMIN_ROLE);
 
 function decide(input: AccessCommand, state: AccessState): AccessEvent[] {
   if (input.type === 'InitializeAccess') return initialize(input, state);
@@ -266,7 +289,8 @@ function assignRoles({ actor, user, roles: refs }: AssignRoles, state: AccessSta
  * not a person who can administer the organization, so it cannot be the last Admin.
  */
 function otherUserHoldsAdmin(state: AccessState, user: string): boolean {
-  return Object.entries(state.members).some(([member, roles]) => member !== user && USER.test(member) && roles.includes(ADMIN_ROLE));
+  const own = Object.hasOwn(state.members, user) && countsAsAdmin(user, state.members[user]) ? 1 : 0;
+  return state.adminUsers - own > 0;
 }
 
 function addMember({ member, roles: refs }: AddMember, state: AccessState): AccessEvent[] {
@@ -336,14 +360,23 @@ function assertHolds(actor: Actor, permissions: readonly string[], what: string)
   if (missing.length > 0) throw permissionDenied(`${what}: it grants permissions you do not hold: ${missing.join(', ')}`);
 }
 
+/**
+ * Updates the state in place (decider.ts, the fold contract): one event costs the same whatever the
+ * number of members and roles. Role records are replaced, never edited, so a record read before an
+ * event (a role's history) keeps its values; role sets are the events' own arrays, never edited.
+ */
 function evolve(state: AccessState, event: AccessEvent): AccessState {
   switch (event.type) {
     case 'AccessInitialized': {
       const { admin } = event.data;
-      return { ...state, initialized: true, roles: { ...state.roles, [admin.name]: admin }, defaultRole: admin.name };
+      state.initialized = true;
+      state.roles[admin.name] = admin;
+      state.defaultRole = admin.name;
+      return state;
     }
     case 'RoleCreated':
-      return { ...state, roles: { ...state.roles, [event.data.role.name]: event.data.role } };
+      state.roles[event.data.role.name] = event.data.role;
+      return state;
     case 'RoleUpdated': {
       const { name, set, updateTime } = event.data;
       return withRole(state, name, (role) => ({ ...role, ...set, updateTime }));
@@ -352,21 +385,29 @@ function evolve(state: AccessState, event: AccessEvent): AccessState {
       return withRole(state, event.data.name, (role) => ({ ...role, deleteTime: event.data.deleteTime }));
     case 'DefaultRoleSet': {
       const { name, previous, updateTime } = event.data;
-      const cleared = previous === null ? state : withRole(state, previous, (role) => ({ ...role, isDefault: false, updateTime }));
-      return { ...withRole(cleared, name, (role) => ({ ...role, isDefault: true, updateTime })), defaultRole: name };
+      if (previous !== null) withRole(state, previous, (role) => ({ ...role, isDefault: false, updateTime }));
+      withRole(state, name, (role) => ({ ...role, isDefault: true, updateTime }));
+      state.defaultRole = name;
+      return state;
     }
     case 'MemberAdded':
-    case 'RolesAssigned':
-      return { ...state, members: { ...state.members, [event.data.member]: event.data.roles } };
+    case 'RolesAssigned': {
+      const { member, roles } = event.data;
+      const before = Object.hasOwn(state.members, member) ? state.members[member] : [];
+      state.adminUsers += Number(countsAsAdmin(member, roles)) - Number(countsAsAdmin(member, before));
+      state.members[member] = roles;
+      return state;
+    }
     default:
       return assertNever(event);
   }
 }
 
 function withRole(state: AccessState, name: string, change: (role: RoleRecord) => RoleRecord): AccessState {
-  const role = state.roles[name];
+  const role = Object.hasOwn(state.roles, name) ? state.roles[name] : undefined;
   if (role === undefined) throw new Error(`event refers to unknown role ${name}`); // corrupt stream
-  return { ...state, roles: { ...state.roles, [name]: change(role) } };
+  state.roles[name] = change(role);
+  return state;
 }
 
 function assertNever(value: never): never {
@@ -374,7 +415,7 @@ function assertNever(value: never): never {
 }
 
 export const accessDecider: Decider<AccessState, AccessCommand, AccessEvent> = {
-  initialState: () => ({ initialized: false, roles: {}, defaultRole: null, members: {} }),
+  initialState: () => ({ initialized: false, roles: {}, defaultRole: null, members: {}, adminUsers: 0 }),
   evolve,
   decide,
 };

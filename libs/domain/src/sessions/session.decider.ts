@@ -33,8 +33,8 @@ export interface SessionState {
   length: number;
   status: SessionStatus;
   /** Requested and not yet completed, oldest first. */
-  openTurns: readonly string[];
-  startedTurns: readonly string[];
+  openTurns: string[];
+  startedTurns: string[];
   lastMessageTime?: string;
   conclusion?: SessionConcludedData['done'];
 }
@@ -111,7 +111,8 @@ function decide(command: SessionCommand, state: SessionState): SessionEvent[] {
       const decider = kitFor(command.typeHost);
       const kitCommand: ResourceCommand = { type: 'Create', actor, id: command.id, resource: command.settings, refs: command.refs, parent: command.parent };
       const created = decider.decide(kitCommand, state.resource) as SessionEvent[];
-      let next = created.reduce(evolve, state);
+      // Decide never mutates its state, and evolve updates in place: fold onto a copy of its own.
+      let next = created.reduce(evolve, forked(state));
       const events = [...created];
       // Initial messages are written on creation, queued like a provisional write: the first checkpoint write processes them.
       for (const [messages, input] of [
@@ -161,27 +162,47 @@ function knownTurn(state: SessionState, turnId: string): SessionEvent[] {
   throw failedPrecondition(`turn '${turnId}' was never requested in this session`);
 }
 
+/**
+ * Updates the state in place (decider.ts, the fold contract): a session's log grows for its whole
+ * life, so no event copies the turn lists; a completion removes its turn from the (few) open ones.
+ */
 function evolve(state: SessionState, event: SessionEvent): SessionState {
   switch (event.type) {
     case E.messagesWritten:
-      return { ...state, length: event.data.firstOffset + event.data.messages.length, lastMessageTime: event.data.writeTime };
+      state.length = event.data.firstOffset + event.data.messages.length;
+      state.lastMessageTime = event.data.writeTime;
+      return state;
     case E.turnRequested:
-      return { ...state, openTurns: [...state.openTurns, event.data.turnId] };
+      state.openTurns.push(event.data.turnId);
+      return state;
     case E.turnStarted:
-      return { ...state, startedTurns: [...state.startedTurns, event.data.turnId] };
+      state.startedTurns.push(event.data.turnId);
+      return state;
     case E.turnCompleted:
-      return {
-        ...state,
-        openTurns: state.openTurns.filter((t) => t !== event.data.turnId),
-        startedTurns: state.startedTurns.filter((t) => t !== event.data.turnId),
-      };
+      remove(state.openTurns, event.data.turnId);
+      remove(state.startedTurns, event.data.turnId);
+      return state;
     case E.statusChanged:
-      return { ...state, status: event.data.status };
+      state.status = event.data.status;
+      return state;
     case E.concluded:
-      return { ...state, conclusion: event.data.done };
+      state.conclusion = event.data.done;
+      return state;
     default:
-      return { ...state, resource: kitFold.evolve(state.resource, event as ResourceEvent) };
+      state.resource = kitFold.evolve(state.resource, event as ResourceEvent);
+      return state;
   }
+}
+
+/** A copy of the state another fold may update (the lists are the only nested mutable parts). */
+function forked(state: SessionState): SessionState {
+  return { ...state, openTurns: [...state.openTurns], startedTurns: [...state.startedTurns] };
+}
+
+/** Removes `item` (a turn is listed once; oldest first, so a completion usually finds it in front). */
+function remove(list: string[], item: string): void {
+  const at = list.indexOf(item);
+  if (at >= 0) list.splice(at, 1);
 }
 
 export const sessionDecider: Decider<SessionState, SessionCommand, SessionEvent> = {

@@ -7,6 +7,22 @@ export interface DomainEvent<T extends string = string, D = Record<string, unkno
   data: D;
 }
 
+/**
+ * The fold contract (docs/decisions.md, "Folds own their state"):
+ *
+ * - `initialState()` returns a fresh state on every call, never a shared constant.
+ * - `evolve(state, event)` may update `state` in place and return it (or return another object):
+ *   a fold owns the state it folds, so adding the 10,000th member costs what adding the first did,
+ *   instead of copying every collection per event. The state passed in is consumed: callers use only
+ *   the returned state, and never hand one state to two folds (fork with a fresh fold instead).
+ * - `evolve` never edits an event (its data may be kept in the state) nor a record it stored earlier
+ *   (a role, a resource, a relation): it replaces such a value, so a reader that took a value out of
+ *   the state before an event (history's before/after diff) still holds the value as it was.
+ * - `decide` never mutates the state it reads.
+ *
+ * Each evolve does work bounded by its event, not by the state's size; fold-cost.ts measures it per
+ * decider.
+ */
 export interface Decider<State, Command, Event extends DomainEvent> {
   initialState: () => State;
   evolve: (state: State, event: Event) => State;
@@ -42,6 +58,7 @@ export interface Actor {
   correlationId?: string;
 }
 
+/** A fresh state folded from `events` (a new state per call, so the caller owns it). */
 export function fold<S, E extends DomainEvent>(decider: Pick<Decider<S, never, E>, 'initialState' | 'evolve'>, events: E[]): S {
   return events.reduce(decider.evolve, decider.initialState());
 }

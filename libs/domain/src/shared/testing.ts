@@ -4,8 +4,11 @@
  *   given(accessDecider, [initialized]).when(createRole(...)).then([roleCreated(...)]);
  *   given(accessDecider, []).when(deleteRole(...)).thenFails('FAILED_PRECONDITION', /not initialized/);
  *
- * History, command and every folded state are deep-frozen, so a decide or evolve that mutates its
- * input fails the test.
+ * History, command and every event decided are deep-frozen, so an evolve that edits an event fails the
+ * test; the state handed to decide is deep-frozen, so a decide that mutates it fails. Evolve may update
+ * the state it folds in place (decider.ts, the fold contract): the state after the command is folded
+ * afresh, and folding the history twice must give equal states, so an initialState that hands out a
+ * shared object, or an evolve that edits something outside its own state, fails too.
  */
 import type { Decider, DomainEvent } from './decider';
 import { DomainError, type ErrorCode } from './domain-error';
@@ -26,11 +29,14 @@ export function given<S, C, E extends DomainEvent>(decider: Decider<S, C, E>, hi
     when(command: C): Scenario<S, E> {
       deepFreeze(history);
       deepFreeze(command);
-      // Every intermediate state is frozen too, so evolve must build new state rather than edit it.
-      const evolve = (state: S, event: E): S => deepFreeze(decider.evolve(state, event));
-      const before = history.reduce(evolve, deepFreeze(decider.initialState()));
+      const foldOf = (events: E[]): S => events.reduce(decider.evolve, decider.initialState());
+      const unfrozen = foldOf(history);
+      // A second fold of the same events must agree: nothing is shared between two folds.
+      expect(foldOf(history)).toEqual(unfrozen);
+      const before = deepFreeze(unfrozen);
       const run = (): E[] => decider.decide(command, before);
-      const after = (events: E[]): S => events.reduce(evolve, before);
+      // Before is frozen (decide must not change it), so the state after is a fold of its own.
+      const after = (events: E[]): S => foldOf([...history, ...events]);
       return {
         then(expected) {
           const events = run();

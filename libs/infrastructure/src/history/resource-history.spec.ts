@@ -91,3 +91,47 @@ describe('history reads of a long stream', () => {
     expect((await readAsOf(store, target, { version: UPDATES })).resource.displayName).toBe(`v${UPDATES}`);
   });
 });
+
+describe('history of a role (the access fold updates its state in place)', () => {
+  const T = (i: number) => `2026-01-01T00:00:${String(i).padStart(2, '0')}.000Z`;
+  const role = (name: string, permissions: string[], isDefault = false) => ({ name, displayName: name, description: '', permissions, system: name === 'roles/admin', isDefault, createTime: T(0), updateTime: T(0) });
+  const events: Array<{ type: string; data: Record<string, unknown> }> = [
+    { type: 'AccessInitialized', data: { admin: role('roles/admin', ['ROLES_WRITE'], true) } },
+    { type: 'RoleCreated', data: { role: role('roles/ops', ['AGENTS_WRITE']) } },
+    ...Array.from({ length: 20 }, (_, i) => ({ type: 'MemberAdded', data: { member: `users/u${i}`, roles: ['roles/ops'] } })),
+    { type: 'RoleUpdated', data: { name: 'roles/ops', set: { permissions: ['AGENTS_WRITE', 'KNOWLEDGE_WRITE'] }, updateTime: T(1) } },
+    { type: 'DefaultRoleSet', data: { name: 'roles/ops', previous: 'roles/admin', updateTime: T(2) } },
+    { type: 'RolesAssigned', data: { member: 'users/u0', roles: [], previous: ['roles/ops'] } },
+    { type: 'RoleDeleted', data: { name: 'roles/admin', deleteTime: T(3) } },
+  ];
+  const records = events.map((event, i) => ({
+    ...event,
+    id: randomUUID(),
+    streamId: 'access-acme',
+    revision: BigInt(i),
+    position: { commit: BigInt(i), prepare: BigInt(i) },
+    metadata: { org: 'acme', actor: 'users/alice', subject: 'users/alice', correlationId: 'c', causationId: 'c', occurredAt: T(i % 60), schemaVersion: 1 },
+    created: T(i % 60),
+  }));
+
+  it("diffs each event against the role as it was before it, not a state the fold has since changed", () => {
+    const ops = historyOf(records, historyTarget('acme', 'roles/ops')!);
+    expect(ops.map((e) => [e.type, e.set, e.unset])).toEqual([
+      ['RoleCreated', role('roles/ops', ['AGENTS_WRITE']), []],
+      ['RoleUpdated', { permissions: ['AGENTS_WRITE', 'KNOWLEDGE_WRITE'], updateTime: T(1) }, []],
+      ['DefaultRoleSet', { isDefault: true, updateTime: T(2) }, []],
+    ]);
+    const admin = historyOf(records, historyTarget('acme', 'roles/admin')!);
+    expect(admin.map((e) => [e.type, e.set, e.unset])).toEqual([
+      ['AccessInitialized', role('roles/admin', ['ROLES_WRITE'], true), []],
+      ['DefaultRoleSet', { isDefault: false, updateTime: T(2) }, []],
+      ['RoleDeleted', { deleteTime: T(3) }, []],
+    ]);
+  });
+
+  it('reads a role as of a version before later changes', async () => {
+    const store = { readStream: async (_id: string, o?: ReadStreamOptions) => records.slice(Number(o?.fromRevision ?? 0n)).slice(0, o?.maxCount ?? records.length) } as unknown as EventStore;
+    const asOf = await readAsOf(store, historyTarget('acme', 'roles/ops')!, { version: 21 });
+    expect(asOf.resource).toEqual(role('roles/ops', ['AGENTS_WRITE']));
+  });
+});
