@@ -418,4 +418,6 @@ export const accessDecider: Decider<AccessState, AccessCommand, AccessEvent> = {
   initialState: () => ({ initialized: false, roles: {}, defaultRole: null, members: {}, adminUsers: 0 }),
   evolve,
   decide,
+  // Plain JSON. Bump when evolve or the state's shape changes: older snapshots are then ignored.
+  snapshot: { fold: 'access:1' },
 };

@@ -310,6 +310,8 @@ export function resourceDecider(spec: ResourceSpec): Decider<ResourceState, Reso
   }
 
   return {
+    // Plain JSON. Bump when applyResourceEvent or the state's shape changes: older snapshots are then ignored.
+    snapshot: { fold: `resource:${spec.kind}:1` },
     initialState: () => ({ resource: null, deleted: false }),
     evolve: (state, event) => {
       if (spec.streamEvents?.includes(event.type)) return state;

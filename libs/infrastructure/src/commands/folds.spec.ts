@@ -5,6 +5,7 @@
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
+import { accessDecider, type AccessCommand } from '@svc/domain/roles/access.decider';
 import type { Actor, Decider } from '@svc/domain/shared/decider';
 import type { EventStore, ReadStreamOptions, StoredSnapshot } from '../event-store/event-store.port';
 import { SqliteEventStore } from '../event-store/sqlite-event-store';
@@ -148,5 +149,21 @@ describe('folds: cached and snapshotted', () => {
       expect(again.state).toEqual({ value: 6, events: 2 });
     }
     expect((await sqlite.readStream(STREAM)).length).toBe(3);
+  });
+
+  it('the access aggregate read from its snapshot equals the stream folded from the start', async () => {
+    const service = new CommandService(sqlite);
+    const config: Actor = { ...actor, actor: 'service-accounts/config', permissions: ['KNOWLEDGE_WRITE', 'ROLES_WRITE'] };
+    const access = (command: AccessCommand) => service.handle({ decider: accessDecider, streamId: 'access-acme', command, context: { actor: config } });
+    await access({ type: 'InitializeAccess', actor: config });
+    await access({ type: 'CreateRole', actor: config, roleId: 'viewer', generated: false, role: { displayName: 'Viewer', permissions: ['KNOWLEDGE_WRITE'] } });
+    for (let i = 0; i < SNAPSHOT_EVERY + 20; i++) await access({ type: 'AddMember', actor: config, member: `users/u${i}`, roles: i % 3 === 0 ? ['roles/admin'] : ['roles/viewer'] });
+    await access({ type: 'DeleteRole', actor: config, name: 'roles/viewer' });
+    expect((await sqlite.readSnapshot('access-acme'))?.fold).toBe('access:1');
+    const fromSnapshot = await new CommandService(sqlite).stateOf(accessDecider, 'access-acme');
+    const { snapshot: _, ...unsnapshotted } = accessDecider;
+    const fromStart = await new CommandService(sqlite).stateOf(unsnapshotted, 'access-acme');
+    expect(fromSnapshot).toEqual(fromStart);
+    expect(fromSnapshot.adminUsers).toBe(Math.ceil((SNAPSHOT_EVERY + 20) / 3));
   });
 });
