@@ -15,7 +15,8 @@
  *   BENCH_LAG_SAMPLES      projection-lag samples (default max(100, 30 x BENCH_SECONDS))
  *   BENCH_REBUILD_EVENTS   events in the log before the rebuild (default 100000)
  *   BENCH_SESSION_MESSAGES messages in the long session the session phase reads from its end (default 10000)
- *   BENCH_PHASES           comma list of create,get,list,hot,lag,notify,idle,streams,flood,rebuild,session,big-org (default all)
+ *   BENCH_PHASES           comma list of create,get,list,hot,lag,notify,idle,streams,flood,rebuild,session,big-org,long-stream (default all)
+ *   BENCH_LONG_STREAM      long-stream: updates of one note (default 100000), BENCH_LONG_STREAM_SAMPLE timed at each mark (default 200)
  *   BENCH_BIG_ORG_MEMBERS  big-org: members of the big organization (default 10000); BENCH_BIG_ORG_SAMPLES
  *                          AssignRoles samples per organization (default 100; a quarter as many logins and histories)
  *   BENCH_SUBSCRIBERS      notify: streams over two api processes (default 200); BENCH_PUBLISHES publishes (default 200)
@@ -44,11 +45,12 @@ import { measureRebuild, type RebuildResult, seedEvents, type SeedResult } from 
 import { seedLongSession } from './session';
 import { type FloodResult, measureFlood } from './flood';
 import { measureBigOrg } from './bigorg';
+import { measureLongStream } from './long-stream';
 import { LISTER, loginKeys, READERS, Stack, WRITER } from './stack';
 import { fmtMs, fmtRate } from './stats';
 
 const NOTES = '/svc.notes.v1.NotesService';
-const PHASES = ['create', 'get', 'list', 'hot', 'lag', 'notify', 'idle', 'streams', 'flood', 'rebuild', 'session', 'big-org'] as const;
+const PHASES = ['create', 'get', 'list', 'hot', 'lag', 'notify', 'idle', 'streams', 'flood', 'rebuild', 'session', 'big-org', 'long-stream'] as const;
 type Phase = (typeof PHASES)[number];
 
 interface Settings {
@@ -342,6 +344,24 @@ async function main(): Promise<void> {
         { measure: `First bearer login p50 ratio`, result: `${(r.big.firstLogin.p50 / r.small.firstLogin.p50).toFixed(1)}x`, target: '' },
         { measure: `Role :history at ${k} / 5 members`, result: `${pair(r.big.roleHistory)} vs ${pair(r.small.roleHistory)}`, target: '' },
         { measure: `Role :history p50 ratio`, result: `${(r.big.roleHistory.p50 / r.small.roleHistory.p50).toFixed(1)}x`, target: '' },
+      );
+    }
+
+    // Long streams (issue 17, item 5): an update at event 100,000 of one note against one at event 1,000.
+    if (settings.phases.has('long-stream')) {
+      const events = Math.round(numberEnv('BENCH_LONG_STREAM', 100_000));
+      const sample = Math.round(numberEnv('BENCH_LONG_STREAM_SAMPLE', 200));
+      log(`long-stream: ${events.toLocaleString('en-US')} updates of one note, ${sample} timed around event 1,000 and at the end ...`);
+      const client = new Client(stack.baseUrl, WRITER, 1);
+      clients.push(client);
+      const r = await measureLongStream(client, { events, sample });
+      client.close();
+      results.longStream = r;
+      const pair = (a: { p50: number; p99: number }) => `${fmtMs(a.p50)} / ${fmtMs(a.p99)}`;
+      details.push(`long-stream: ${r.events} events written in ${r.seedSeconds.toFixed(1)} s; UpdateNote p50 / p99 at event ${r.early.at}: ${pair(r.early)}, at event ${r.late.at}: ${pair(r.late)}`);
+      rows.push(
+        { measure: `UpdateNote at event ${r.early.at.toLocaleString('en-US')} / ${r.late.at.toLocaleString('en-US')} (p50 / p99)`, result: `${pair(r.early)} vs ${pair(r.late)}`, target: '' },
+        { measure: 'UpdateNote p50 ratio, long stream : short', result: `${r.ratio.toFixed(2)}x`, target: '<= 1.5x', pass: r.ratio <= 1.5 },
       );
     }
 
