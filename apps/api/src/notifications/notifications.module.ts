@@ -1,4 +1,4 @@
-import { Inject, Injectable, Module, type OnModuleDestroy, type OnModuleInit } from '@nestjs/common';
+import { Inject, Injectable, Logger, Module, type OnModuleDestroy, type OnModuleInit } from '@nestjs/common';
 import { NOTIFICATION_SERVICE, PublishRequest, SubscribeRequest } from '@svc/contracts/notifications/notifications.contract';
 import { invalid } from '@svc/domain/shared/domain-error';
 import type { Settings } from '@svc/infrastructure/config/env';
@@ -85,7 +85,7 @@ class NotificationsMethods implements OnModuleInit, OnModuleDestroy {
     {
       provide: CommittedFeed,
       useFactory: (events: EventStore, settings: Settings, bus: NotificationBus) =>
-        new CommittedFeed(events, (event) => committedNotifications(event, settings.typeHost), () => bus.sync()),
+        new CommittedFeed(events, (event) => committedNotifications(event, settings.typeHost), () => bus.sync(), feedFault('notifications')),
       inject: [EVENT_STORE, SETTINGS, NOTIFICATION_BUS],
     },
     NotificationStreams,
@@ -94,3 +94,9 @@ class NotificationsMethods implements OnModuleInit, OnModuleDestroy {
   exports: [NOTIFICATION_SETTINGS, STREAM_BUDGET, EventIdCodec],
 })
 export class NotificationsModule {}
+
+/** A committed feed's recovered fault, logged: the feed resubscribes by itself. */
+export function feedFault(feed: string): (reason: string, attempt: number) => void {
+  const logger = new Logger(feed);
+  return (reason, attempt) => logger.warn(`committed feed: ${reason}; resubscribing (attempt ${attempt})`);
+}

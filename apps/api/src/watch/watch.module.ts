@@ -10,7 +10,7 @@ import { targetOf } from '../history/history.module';
 import { WatchEventsRequest, WatchResourceRequest } from '../history/history.requests';
 import { MethodRegistry, type MethodDefinition } from '../http/method-registry';
 import type { StreamBudget } from '../http/event-stream';
-import { NotificationsModule } from '../notifications/notifications.module';
+import { feedFault, NotificationsModule } from '../notifications/notifications.module';
 import { NOTIFICATION_SETTINGS, STREAM_BUDGET, SubscriberHub } from '../notifications/subscriber-hub';
 import { WATCH_FEED, WATCH_HUB, WatchStreams } from './watch-streams';
 
@@ -57,7 +57,7 @@ class WatchMethods implements OnModuleInit, OnModuleDestroy {
       useFactory: (s: NotificationSettings, budget: StreamBudget, settings: Settings) => new SubscriberHub('watch', s, budget, settings.typeHost),
       inject: [NOTIFICATION_SETTINGS, STREAM_BUDGET, SETTINGS],
     },
-    { provide: WATCH_FEED, useFactory: (events: EventStore) => new CommittedFeed(events, watchNotifications), inject: [EVENT_STORE] },
+    { provide: WATCH_FEED, useFactory: (events: EventStore) => new CommittedFeed(events, watchNotifications, undefined, feedFault('watch')), inject: [EVENT_STORE] },
     WatchStreams,
     WatchMethods,
   ],

@@ -3,6 +3,7 @@ import { randomUUID } from 'node:crypto';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { SqliteEventStore, type Position } from '../event-store';
+import { Faults, FaultyEventStore } from '../testing/faulty-stores';
 import { CommittedFeed, followCommitted, type CommittedBatch } from './committed-feed';
 import { committedNotifications } from './session-notifications';
 
@@ -124,5 +125,30 @@ describe('committed notifications', () => {
     stop();
     handle.close();
     expect(feed.hasDelivered(other)).toBe(false); // not running: nothing is known delivered
+  });
+
+  it('survives store faults: a failed or ended subscription is resumed after the last delivered event, nothing skipped or repeated', async () => {
+    const faults = new Faults();
+    const seen: string[] = [];
+    const resilient = new CommittedFeed(new FaultyEventStore(store, faults), (e) => committedNotifications(e, HOST), undefined, (reason) => seen.push(reason));
+    const got: CommittedBatch[] = [];
+    const handle = await resilient.follow('acme', undefined, (b) => got.push(b));
+    try {
+      await write('acme', 's1', ['one']);
+      await until(() => texts(got).length === 1);
+      // The next event's delivery fails (a server restart), then the store ends the subscription.
+      faults.failNext('subscription');
+      await write('acme', 's1', ['two'], 1);
+      await until(() => texts(got).length === 2);
+      faults.failNext('subscription-end');
+      await write('acme', 's1', ['three'], 2);
+      await write('acme', 's1', ['four'], 3);
+      await until(() => texts(got).length === 4);
+      expect(texts(got)).toEqual(['one', 'two', 'three', 'four']);
+      expect(seen).toEqual([expect.stringContaining('connection lost'), 'the store ended the subscription']);
+    } finally {
+      handle.close();
+      await resilient.close();
+    }
   });
 });

@@ -5,6 +5,7 @@ import {
   type RecordedEvent,
   type Subscription,
 } from '../event-store/event-store.port';
+import { backoffDelay, DEFAULT_BACKOFF, describeError } from '../projection/supervisor';
 import { topicMatches, type BusNotification } from './notification-bus.port';
 
 /** The committed notifications of one event, with the log position that is their SSE event id. */
@@ -52,6 +53,8 @@ export class CommittedFeed {
     private readonly events: EventStore,
     private readonly derive: (event: RecordedEvent) => BusNotification[],
     private readonly beforeBatch?: () => Promise<void>,
+    /** Told of each fault the feed recovers from (a log line, a metric). */
+    private readonly onFault?: (reason: string, attempt: number) => void,
   ) {}
 
   get listenerCount(): number {
@@ -149,16 +152,44 @@ export class CommittedFeed {
     for (const listener of [...this.progress]) listener();
   }
 
-  private async run(subscription: Subscription): Promise<void> {
-    try {
-      for await (const event of subscription) {
+  /**
+   * Delivers the subscription's events. A store fault (a server restart, a leader change, a
+   * keepalive timeout) or a subscription the store ends is not the end of the feed: it resubscribes
+   * after the last event it delivered, with backoff, as the projector does, so live streams never
+   * freeze and nothing is skipped or sent twice. Only stop() (the last listener left, shutdown) ends it.
+   */
+  private async run(first: Subscription): Promise<void> {
+    let subscription = first;
+    let done = this.current!;
+    let failures = 0;
+    for (;;) {
+      try {
+        for await (const event of subscription) {
+          if (this.subscription !== subscription) return;
+          this.current = event.position;
+          await this.deliver(event);
+          done = event.position;
+          failures = 0;
+          if (this.subscription === subscription) this.advance(event.position);
+        }
         if (this.subscription !== subscription) return;
-        this.current = event.position;
-        await this.deliver(event);
-        if (this.subscription === subscription) this.advance(event.position);
+        this.onFault?.('the store ended the subscription', failures + 1);
+      } catch (error) {
+        if (this.subscription !== subscription) return;
+        this.onFault?.(describeError(error), failures + 1);
       }
-    } catch {
-      // The store closed under us (shutdown): open streams end with the process.
+      failures++;
+      await new Promise((resolve) => setTimeout(resolve, backoffDelay(failures, DEFAULT_BACKOFF)));
+      if (this.subscription !== subscription) return;
+      void subscription.unsubscribe().catch(() => undefined);
+      this.current = done;
+      try {
+        subscription = this.events.subscribeToAll({ after: done });
+      } catch (error) {
+        this.onFault?.(describeError(error), failures + 1);
+        continue;
+      }
+      this.subscription = subscription;
     }
   }
 
