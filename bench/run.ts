@@ -15,7 +15,10 @@
  *   BENCH_LAG_SAMPLES      projection-lag samples (default max(100, 30 x BENCH_SECONDS))
  *   BENCH_REBUILD_EVENTS   events in the log before the rebuild (default 100000)
  *   BENCH_SESSION_MESSAGES messages in the long session the session phase reads from its end (default 10000)
- *   BENCH_PHASES           comma list of create,get,list,hot,lag,notify,idle,streams,flood,rebuild,session,big-org,long-stream (default all)
+ *   BENCH_PHASES           comma list of ab-create,create,get,list,hot,lag,notify,idle,streams,flood,rebuild,session,big-org,long-stream
+ *                          (default all; ab-create only when BENCH_BASE is set)
+ *   BENCH_BASE             ab-create: a built checkout of another commit (default none; the issue-3 code is 0d5b15f), whose
+ *                          CreateNote rate is measured against this build's in one run; BENCH_AB_ROUNDS rounds each (default 3)
  *   BENCH_LONG_STREAM      long-stream: updates of one note (default 100000), BENCH_LONG_STREAM_SAMPLE timed at each mark (default 200)
  *   BENCH_BIG_ORG_MEMBERS  big-org: members of the big organization (default 10000); BENCH_BIG_ORG_SAMPLES
  *                          AssignRoles samples per organization (default 100; a quarter as many logins and histories)
@@ -46,11 +49,12 @@ import { seedLongSession } from './session';
 import { type FloodResult, measureFlood } from './flood';
 import { measureBigOrg } from './bigorg';
 import { measureLongStream } from './long-stream';
+import { type AbSide, measureCreateAb } from './ab';
 import { LISTER, loginKeys, READERS, Stack, WRITER } from './stack';
 import { fmtMs, fmtRate } from './stats';
 
 const NOTES = '/svc.notes.v1.NotesService';
-const PHASES = ['create', 'get', 'list', 'hot', 'lag', 'notify', 'idle', 'streams', 'flood', 'rebuild', 'session', 'big-org', 'long-stream'] as const;
+const PHASES = ['ab-create', 'create', 'get', 'list', 'hot', 'lag', 'notify', 'idle', 'streams', 'flood', 'rebuild', 'session', 'big-org', 'long-stream'] as const;
 type Phase = (typeof PHASES)[number];
 
 interface Settings {
@@ -81,7 +85,8 @@ function numberEnv(name: string, fallback: number): number {
 
 function loadSettings(): Settings {
   const seconds = numberEnv('BENCH_SECONDS', 10);
-  const phaseList = (process.env.BENCH_PHASES ?? PHASES.join(',')).split(',').map((p) => p.trim()).filter(Boolean);
+  const defaults = PHASES.filter((p) => p !== 'ab-create' || process.env.BENCH_BASE);
+  const phaseList = (process.env.BENCH_PHASES ?? defaults.join(',')).split(',').map((p) => p.trim()).filter(Boolean);
   for (const p of phaseList) {
     if (!(PHASES as readonly string[]).includes(p)) throw new Error(`unknown phase '${p}' in BENCH_PHASES; known: ${PHASES.join(', ')}`);
   }
@@ -216,6 +221,24 @@ async function main(): Promise<void> {
   const results: Record<string, unknown> = { date: new Date().toISOString(), machine: m, settings: { ...settings, phases: [...settings.phases] } };
 
   try {
+    // Before this run's own stack starts, so that nothing else of the bench runs meanwhile.
+    if (settings.phases.has('ab-create')) {
+      const baseDir = process.env.BENCH_BASE;
+      if (!baseDir) throw new Error('ab-create needs BENCH_BASE: a built checkout of the commit to compare with (see bench/ab.ts)');
+      const rounds = Math.round(numberEnv('BENCH_AB_ROUNDS', 3));
+      log(`ab-create: CreateNote, ${rounds} rounds of ${baseDir} and of this build, alternating ...`);
+      const r = await measureCreateAb({ baseDir, rounds, clients: settings.clients, warmupMs: settings.warmupSeconds * 1000, durationMs: settings.seconds * 1000, verbose: settings.verbose, log });
+      results.abCreate = r;
+      details.push(...r.details.map((d) => `ab-create ${d}`));
+      const side = (s: AbSide) => `${fmtRate(s.median.rate)}, p50 ${fmtMs(s.median.p50)}, p99 ${fmtMs(s.median.p99)} (rates ${s.rates.map(fmtRate).join(', ')})`;
+      rows.push(
+        { measure: 'ab-create: base CreateNote (median of rounds)', result: side(r.base), target: '' },
+        { measure: 'ab-create: this build CreateNote (median of rounds)', result: side(r.head), target: '' },
+        { measure: 'ab-create: throughput ratio this : base', result: `${r.ratio.toFixed(2)}x`, target: '>= 1.25x', pass: r.ratio >= 1.25 },
+        { measure: 'ab-create: p99 this vs base', result: `${fmtMs(r.head.median.p99)} vs ${fmtMs(r.base.median.p99)}`, target: 'no worse', pass: r.head.median.p99 <= r.base.median.p99 },
+        { measure: 'ab-create: errors', result: `${r.head.errors} / ${r.base.errors}`, target: '0', pass: r.head.errors + r.base.errors === 0 },
+      );
+    }
     await stack.start();
     log(`api pid ${stack.apiPid}, projector pid ${stack.projectorPid} on ${stack.baseUrl}`);
     const writer = new Client(stack.baseUrl, WRITER, settings.clients);

@@ -284,6 +284,38 @@ describe('SqliteEventStore specifics', () => {
     }
   });
 
+  it("polls for other processes' appends at the relaxed interval for a relaxed subscription (reactors), still woken at once in process", async () => {
+    const file = join(fixture.dir, 'events.db');
+    const polled = new SqliteEventStore({ file, pollIntervalMs: 1, relaxedPollIntervalMs: 100 });
+    const reads = { live: 0, relaxed: 0 };
+    const pageAfter = polled.pageAfter.bind(polled);
+    let counting: 'live' | 'relaxed' = 'live';
+    polled.pageAfter = (pos) => {
+      reads[counting]++;
+      return pageAfter(pos);
+    };
+    try {
+      for (const latency of ['live', 'relaxed'] as const) {
+        counting = latency;
+        const seen: RecordedEvent[] = [];
+        const sub = polled.subscribeToAll({ after: await polled.headPosition(), latency });
+        const done = (async () => {
+          for await (const e of sub) seen.push(e);
+        })();
+        await new Promise((r) => setTimeout(r, 300));
+        await polled.append(`thing-acme:${latency}`, [event()], 'no_stream');
+        await waitFor(() => seen.length === 1, `the ${latency} subscription's in-process append`, 50);
+        await sub.unsubscribe();
+        await done;
+      }
+      // An idle live subscription reads the log about every millisecond; a relaxed one 3 or 4 times in 300 ms.
+      expect(reads.live).toBeGreaterThan(30);
+      expect(reads.relaxed).toBeLessThanOrEqual(6);
+    } finally {
+      await polled.close();
+    }
+  });
+
   it('close() ends open subscriptions', async () => {
     const other = new SqliteEventStore({ file: join(fixture.dir, 'events.db') });
     const sub = other.subscribeToAll({ after: START });

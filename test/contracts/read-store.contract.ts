@@ -303,6 +303,19 @@ export function describeReadStoreContract(name: string, make: () => Promise<Read
           expect(await store.collection(c2).find({})).toEqual([{ _id: 'acme|log1', _org: 'acme', at: 10 }]);
         });
 
+        it("advances every projection of a live page to the page's position, and each one's own when they differ", async () => {
+          const c = fresh('m');
+          const names = Array.from({ length: 23 }, () => fresh('cp-page'));
+          const behind = fresh('cp-page-behind');
+          await store.commitMany([batch(behind, 3, [])]);
+          await store.commitMany([...names.map((name, i) => batch(name, 40, i === 5 ? [upsert(c, 'acme|n', 40, { v: 1 })] : [])), batch(behind, 38, [])]);
+          for (const name of names) expect(await store.getCheckpoint(name)).toEqual(pos(40));
+          expect(await store.getCheckpoint(behind)).toEqual(pos(38));
+          await store.commitMany(names.map((name) => batch(name, 41, [])));
+          for (const name of names) expect(await store.getCheckpoint(name)).toEqual(pos(41));
+          expect((await store.listCheckpoints()).filter((r) => names.includes(r.name))).toHaveLength(23);
+        });
+
         it('does nothing for an empty list', async () => {
           const cp = fresh('cp-many-empty');
           await store.commitMany([]);

