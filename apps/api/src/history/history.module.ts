@@ -5,7 +5,8 @@ import { EventIdCodec } from '@svc/infrastructure/notifications/event-ids';
 import { readAsOf, readHistory } from '@svc/infrastructure/history/resource-history';
 import { historyTarget, type HistoryTarget } from '@svc/infrastructure/history/targets';
 import type { Settings } from '@svc/infrastructure/config/env';
-import { SETTINGS } from '@svc/infrastructure/nest/tokens';
+import { READ_STORE, SETTINGS } from '@svc/infrastructure/nest/tokens';
+import type { ReadStore } from '@svc/infrastructure/read-store/read-store.port';
 import { KeyedGate } from '@svc/infrastructure/requests/keyed-gate';
 import { NotificationsModule } from '../notifications/notifications.module';
 import { MethodRegistry, type MethodDefinition } from '../http/method-registry';
@@ -26,6 +27,7 @@ class HistoryMethods implements OnModuleInit {
   constructor(
     private readonly registry: MethodRegistry,
     @Inject(EVENT_STORE) private readonly events: EventStore,
+    @Inject(READ_STORE) private readonly reads: ReadStore,
     @Inject(SETTINGS) settings: Settings,
     private readonly ids: EventIdCodec,
   ) {
@@ -39,7 +41,7 @@ class HistoryMethods implements OnModuleInit {
       method: 'ListResourceHistory',
       request: ListResourceHistoryRequest,
       handle: async ({ principal, request }) => {
-        const target = targetOf(principal.org, request.name);
+        const target = targetOf(principal.org, request.name, this.reads);
         // Positions are global: a tenant sees the opaque ids its watch streams show, never the log's count.
         const positionOf = (record: RecordedEvent) => this.ids.encode(principal.org, record.position);
         const page = await this.gate.run(principal.org, () => readHistory(this.events, target, request, positionOf));
@@ -51,7 +53,7 @@ class HistoryMethods implements OnModuleInit {
       method: 'GetResourceAsOf',
       request: GetResourceAsOfRequest,
       handle: async ({ principal, request }) => {
-        const target = targetOf(principal.org, request.name);
+        const target = targetOf(principal.org, request.name, this.reads);
         return this.gate.run(principal.org, () => readAsOf(this.events, target, request));
       },
     };
@@ -59,8 +61,8 @@ class HistoryMethods implements OnModuleInit {
   }
 }
 
-export function targetOf(org: string, name: string): HistoryTarget {
-  const target = historyTarget(org, name);
+export function targetOf(org: string, name: string, reads?: ReadStore): HistoryTarget {
+  const target = historyTarget(org, name, reads);
   if (!target) throw notFound(`'${name.slice(0, 256)}' is not a resource with a history`);
   return target;
 }

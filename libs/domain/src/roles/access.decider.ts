@@ -367,29 +367,21 @@ function assertHolds(actor: Actor, permissions: readonly string[], what: string)
  */
 function evolve(state: AccessState, event: AccessEvent): AccessState {
   switch (event.type) {
-    case 'AccessInitialized': {
-      const { admin } = event.data;
-      state.initialized = true;
-      state.roles[admin.name] = admin;
-      state.defaultRole = admin.name;
-      return state;
-    }
+    case 'AccessInitialized':
     case 'RoleCreated':
-      state.roles[event.data.role.name] = event.data.role;
-      return state;
-    case 'RoleUpdated': {
-      const { name, set, updateTime } = event.data;
-      return withRole(state, name, (role) => ({ ...role, ...set, updateTime }));
-    }
+    case 'RoleUpdated':
     case 'RoleDeleted':
-      return withRole(state, event.data.name, (role) => ({ ...role, deleteTime: event.data.deleteTime }));
-    case 'DefaultRoleSet': {
-      const { name, previous, updateTime } = event.data;
-      if (previous !== null) withRole(state, previous, (role) => ({ ...role, isDefault: false, updateTime }));
-      withRole(state, name, (role) => ({ ...role, isDefault: true, updateTime }));
-      state.defaultRole = name;
+    case 'DefaultRoleSet':
+      for (const name of rolesConcerned(event)) {
+        const role = Object.hasOwn(state.roles, name) ? state.roles[name] : undefined;
+        state.roles[name] = roleAfter(name, role, event);
+      }
+      if (event.type === 'AccessInitialized') {
+        state.initialized = true;
+        state.defaultRole = event.data.admin.name;
+      }
+      if (event.type === 'DefaultRoleSet') state.defaultRole = event.data.name;
       return state;
-    }
     case 'MemberAdded':
     case 'RolesAssigned': {
       const { member, roles } = event.data;
@@ -403,11 +395,42 @@ function evolve(state: AccessState, event: AccessEvent): AccessState {
   }
 }
 
-function withRole(state: AccessState, name: string, change: (role: RoleRecord) => RoleRecord): AccessState {
-  const role = Object.hasOwn(state.roles, name) ? state.roles[name] : undefined;
+/** The roles an access event changes (none for membership events). */
+export function rolesConcerned(event: AccessEvent): string[] {
+  switch (event.type) {
+    case 'AccessInitialized':
+      return [event.data.admin.name];
+    case 'RoleCreated':
+      return [event.data.role.name];
+    case 'RoleUpdated':
+    case 'RoleDeleted':
+      return [event.data.name];
+    case 'DefaultRoleSet':
+      return event.data.previous === null ? [event.data.name] : [event.data.previous, event.data.name];
+    default:
+      return [];
+  }
+}
+
+/**
+ * One role's record after an event that concerns it (rolesConcerned): the role part of the fold, on
+ * its own so that a role's history folds only the role's events. A new record every time, never an
+ * edit, so a record read before the event keeps its values.
+ */
+export function roleAfter(name: string, role: RoleRecord | undefined, event: AccessEvent): RoleRecord {
+  if (event.type === 'AccessInitialized') return event.data.admin;
+  if (event.type === 'RoleCreated') return event.data.role;
   if (role === undefined) throw new Error(`event refers to unknown role ${name}`); // corrupt stream
-  state.roles[name] = change(role);
-  return state;
+  switch (event.type) {
+    case 'RoleUpdated':
+      return { ...role, ...event.data.set, updateTime: event.data.updateTime };
+    case 'RoleDeleted':
+      return { ...role, deleteTime: event.data.deleteTime };
+    case 'DefaultRoleSet':
+      return { ...role, isDefault: name === event.data.name, updateTime: event.data.updateTime };
+    default:
+      return role;
+  }
 }
 
 function assertNever(value: never): never {

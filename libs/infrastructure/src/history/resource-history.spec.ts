@@ -9,6 +9,10 @@ import { type ResourceCommand, resourceStreamId } from '@svc/domain/shared/resou
 import { resourceDecider } from '@svc/domain/shared/resource.decider';
 import type { EventStore, NewEvent, ReadStreamOptions } from '../event-store/event-store.port';
 import { SqliteEventStore } from '../event-store/sqlite-event-store';
+import { ROLE_CHANGES } from '../areas/roles/access.projection';
+import { accessProjection } from '../areas/roles/access.projection';
+import { projectPage, commitPage } from '../projection/apply-page';
+import { SqliteReadStore } from '../read-store/sqlite-read-store/sqlite-read-store';
 import { HISTORY_CHUNK, historyOf, readAsOf, readHistory } from './resource-history';
 import { historyTarget } from './targets';
 
@@ -133,5 +137,61 @@ describe('history of a role (the access fold updates its state in place)', () =>
     const store = { readStream: async (_id: string, o?: ReadStreamOptions) => records.slice(Number(o?.fromRevision ?? 0n)).slice(0, o?.maxCount ?? records.length) } as unknown as EventStore;
     const asOf = await readAsOf(store, historyTarget('acme', 'roles/ops')!, { version: 21 });
     expect(asOf.resource).toEqual(role('roles/ops', ['AGENTS_WRITE']));
+  });
+
+  describe('from the role changelog (a view over the access events)', () => {
+    let dir: string;
+    let reads: SqliteReadStore;
+    const streamReads: number[] = [];
+    const stream = {
+      readStream: async (_id: string, o?: ReadStreamOptions) => {
+        streamReads.push(Number(o?.fromRevision ?? 0n));
+        return records.slice(Number(o?.fromRevision ?? 0n)).slice(0, o?.maxCount ?? records.length);
+      },
+    } as unknown as EventStore;
+    const project = async (keep: (collection: string) => boolean) => {
+      const page = projectPage(records, [{ projection: accessProjection }]);
+      for (const batch of page.batches) batch.ops = batch.ops.filter((op) => keep(op.collection));
+      await commitPage(reads, page);
+    };
+    beforeEach(async () => {
+      dir = mkdtempSync(join(tmpdir(), 'svc-role-history-'));
+      reads = new SqliteReadStore({ file: join(dir, 'read.db') });
+      streamReads.length = 0;
+    });
+    afterEach(async () => {
+      await reads.close();
+      rmSync(dir, { recursive: true, force: true });
+    });
+
+    it("answers a role's history and as-of reads without reading the access stream, as the stream would", async () => {
+      await project(() => true);
+      for (const name of ['roles/ops', 'roles/admin']) {
+        const fromStream = await readHistory(stream, historyTarget('acme', name)!, { pageSize: 2 });
+        const fromChangelog = await readHistory(stream, historyTarget('acme', name, reads)!, { pageSize: 2 });
+        expect(fromChangelog.entries).toEqual(fromStream.entries);
+        const next = { pageSize: 2, pageToken: fromChangelog.nextPageToken };
+        expect((await readHistory(stream, historyTarget('acme', name, reads)!, next)).entries).toEqual((await readHistory(stream, historyTarget('acme', name)!, next)).entries);
+        const newest = { pageSize: 1, orderBy: 'time desc' };
+        const page = await readHistory(stream, historyTarget('acme', name, reads)!, newest);
+        expect(page.entries).toEqual((await readHistory(stream, historyTarget('acme', name)!, newest)).entries);
+        const older = { ...newest, pageToken: page.nextPageToken };
+        expect((await readHistory(stream, historyTarget('acme', name, reads)!, older)).entries).toEqual((await readHistory(stream, historyTarget('acme', name)!, older)).entries);
+      }
+      streamReads.length = 0;
+      await readHistory(stream, historyTarget('acme', 'roles/ops', reads)!, {});
+      expect((await readAsOf(stream, historyTarget('acme', 'roles/ops', reads)!, { version: 21 })).resource).toEqual(role('roles/ops', ['AGENTS_WRITE']));
+      expect((await readAsOf(stream, historyTarget('acme', 'roles/ops', reads)!, { version: 22 })).resource).toEqual({ ...role('roles/ops', ['AGENTS_WRITE', 'KNOWLEDGE_WRITE']), updateTime: T(1) });
+      await expect(readHistory(stream, historyTarget('acme', 'roles/none', reads)!, {})).rejects.toThrow(/not found/);
+      await expect(readHistory(stream, historyTarget('globex', 'roles/ops', reads)!, {})).rejects.toThrow(/not found/);
+      expect(streamReads).toEqual([]);
+    });
+
+    it('reads the stream for a role the changelog does not hold yet (projected before it existed)', async () => {
+      await project((collection) => collection !== ROLE_CHANGES);
+      const fromStream = await readHistory(stream, historyTarget('acme', 'roles/ops')!, {});
+      expect((await readHistory(stream, historyTarget('acme', 'roles/ops', reads)!, {})).entries).toEqual(fromStream.entries);
+      expect(streamReads.length).toBeGreaterThan(0);
+    });
   });
 });

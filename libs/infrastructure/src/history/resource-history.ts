@@ -68,7 +68,7 @@ export async function readHistory(events: EventStore, target: HistoryTarget, que
   const window: HistoryEntry[] = [];
   let seen = false;
   const fold = historyFold(target, positionOf);
-  for await (const chunk of chunksOf(events, target.stream, descending && from !== undefined ? from : undefined)) {
+  for await (const chunk of chunksOf(events, target, descending && from !== undefined ? from : undefined)) {
     let done = false;
     for (const entry of fold(chunk)) {
       seen = true;
@@ -92,15 +92,18 @@ export async function readHistory(events: EventStore, target: HistoryTarget, que
 }
 
 /**
- * The stream in chunks of HISTORY_CHUNK, up to revision `before` (exclusive) when given, yielding to
- * the event loop between chunks so a long fold never holds other requests for long.
+ * The target's events (its stream, or its own source) in chunks of HISTORY_CHUNK, up to revision
+ * `before` (exclusive) when given, yielding to the event loop between chunks so a long fold never
+ * holds other requests for long.
  */
-async function* chunksOf(events: EventStore, stream: string, before?: number): AsyncGenerator<RecordedEvent[]> {
+async function* chunksOf(events: EventStore, target: HistoryTarget, before?: number): AsyncGenerator<RecordedEvent[]> {
   let next = 0n;
   for (;;) {
     const maxCount = before === undefined ? HISTORY_CHUNK : Math.min(HISTORY_CHUNK, before - Number(next));
     if (maxCount <= 0) return;
-    const chunk = await events.readStream(stream, { fromRevision: next, maxCount });
+    const chunk = target.read
+      ? await target.read(events, next, maxCount, before)
+      : await events.readStream(target.stream, { fromRevision: next, maxCount });
     if (chunk.length === 0) return;
     yield chunk;
     if (chunk.length < maxCount) return;
@@ -154,7 +157,7 @@ export async function readAsOf(events: EventStore, target: HistoryTarget, asOf: 
   const fold = target.folder();
   let last: RecordedEvent | undefined;
   // A version needs nothing past it; a time stops at the first event after it.
-  scan: for await (const chunk of chunksOf(events, target.stream, asOf.version !== undefined ? asOf.version + 1 : undefined)) {
+  scan: for await (const chunk of chunksOf(events, target, asOf.version !== undefined ? asOf.version + 1 : undefined)) {
     for (const record of chunk) {
       if (!until(record)) break scan;
       fold.step(record);

@@ -4,12 +4,15 @@
  * folds the aggregates and projections use, so a past state can never differ from what was served.
  */
 import { connectionDecider, type ConnectionEvent, type ConnectionState } from '@svc/domain/connections/connection.decider';
-import { accessDecider, type AccessEvent, type AccessState } from '@svc/domain/roles/access.decider';
+import { type AccessEvent, type RoleRecord, roleAfter, rolesConcerned } from '@svc/domain/roles/access.decider';
 import type { DomainEvent } from '@svc/domain/shared/decider';
 import { resourceChange, resourceDecider } from '@svc/domain/shared/resource.decider';
 import { namePattern, resourceStreamId, type Resource, type ResourceEvent, type ResourceSpec, type ResourceState } from '@svc/domain/shared/resource';
 import { AREAS } from '../areas';
-import type { RecordedEvent } from '../event-store/event-store.port';
+import { type EventStore, positionFromString, type RecordedEvent } from '../event-store/event-store.port';
+import { ROLE_CHANGES, type RoleChange } from '../areas/roles/access.projection';
+import { docId } from '../projection/projection';
+import type { ReadStore } from '../read-store/read-store.port';
 
 /** One resource's events: its stream, which of the stream's events are its own, and their fold. */
 export interface HistoryTarget {
@@ -21,7 +24,16 @@ export interface HistoryTarget {
   folder(): Folder;
   /** The fields an event changed, from the event's own patch where it has one (kit resources). */
   change?(event: RecordedEvent): { set: Record<string, unknown>; unset: readonly string[] } | null;
+  /** Where the events come from when not the stream itself (a changelog read model): RecordSource. */
+  read?: RecordSource;
 }
+
+/**
+ * The target's events of revision `fromRevision` or later (and before `before`, when given), in
+ * revision order, at most `maxCount`: a page of the stream, or of a changelog holding only some of
+ * the stream's events (their revisions then have gaps).
+ */
+export type RecordSource = (events: EventStore, fromRevision: bigint, maxCount: number, before?: number) => Promise<RecordedEvent[]>;
 
 export interface Folder {
   step(event: RecordedEvent): void;
@@ -50,9 +62,12 @@ const KIT: ReadonlyArray<{ spec: ResourceSpec; pattern: RegExp }> = [
 
 const asDomain = <E extends DomainEvent>(record: RecordedEvent): E => ({ type: record.type, data: record.data }) as unknown as E;
 
-/** The target a name denotes in `org`, or null when no stream can hold it (the caller answers NOT_FOUND). */
-export function historyTarget(org: string, name: string): HistoryTarget | null {
-  if (ROLE.test(name)) return roleTarget(org, name);
+/**
+ * The target a name denotes in `org`, or null when no stream can hold it (the caller answers NOT_FOUND).
+ * With the read store, a role's events come from its changelog rather than the access stream.
+ */
+export function historyTarget(org: string, name: string, reads?: ReadStore): HistoryTarget | null {
+  if (ROLE.test(name)) return roleTarget(org, name, reads);
   if (CONNECTION.test(name)) return connectionTarget(org, name);
   if (MEMBER.test(name)) return null;
   const kit = KIT.find((k) => k.pattern.test(name));
@@ -74,19 +89,45 @@ function kitTarget(spec: ResourceSpec, org: string, name: string): HistoryTarget
   };
 }
 
-/** A role: the access aggregate's fold, then the role as the Role response shows it. */
-function roleTarget(org: string, name: string): HistoryTarget {
+/**
+ * A role: the role's part of the access fold (roleAfter), over the events that changed it. With the
+ * read store they are read from the role changelog (ROLE_CHANGES), so the cost is the role's own
+ * events, not the organization's memberships; without it (the CLI), or for a role the changelog does
+ * not hold yet (created before it existed, until `projections rebuild access`), from the stream.
+ */
+function roleTarget(org: string, name: string, reads?: ReadStore): HistoryTarget {
+  const concerns = (event: RecordedEvent): boolean => rolesConcerned(asDomain<AccessEvent>(event)).includes(name);
+  let fromChangelog: Promise<boolean> | undefined;
   return {
     name,
     stream: `access-${org}`,
-    concerns: (event) => namedRole(event) === name || (event.type === 'DefaultRoleSet' && event.data.previous === name),
+    concerns,
     folder: () =>
-      folder<AccessState>(
-        accessDecider.initialState(),
-        (s, e) => accessDecider.evolve(s, asDomain<AccessEvent>(e)),
-        (s) => (Object.hasOwn(s.roles, name) ? ({ ...s.roles[name] } as Resource) : null),
+      folder<RoleRecord | undefined>(
+        undefined,
+        (role, e) => (concerns(e) ? roleAfter(name, role, asDomain<AccessEvent>(e)) : role),
+        (role) => (role ? ({ ...role } as Resource) : null),
       ),
+    ...(reads && {
+      read: async (events, fromRevision, maxCount, before) => {
+        fromChangelog ??= changelogHolds(reads, org, name);
+        if (!(await fromChangelog)) return events.readStream(`access-${org}`, { fromRevision, maxCount });
+        const revision = before === undefined ? { $gte: Number(fromRevision) } : { $gte: Number(fromRevision), $lt: before };
+        const docs = await reads.collection(ROLE_CHANGES).find({ _org: org, role: name, revision }, { sort: { revision: 1 }, limit: maxCount });
+        return docs.map((doc) => recordOf(doc as unknown as RoleChange));
+      },
+    }),
   };
+}
+
+/** Whether the changelog is the role's whole history: it holds the role's events, or the role does not exist. */
+async function changelogHolds(reads: ReadStore, org: string, name: string): Promise<boolean> {
+  if (await reads.collection(ROLE_CHANGES).findOne({ _org: org, role: name })) return true;
+  return (await reads.collection('roles').findOne({ _id: docId(org, name) })) === null;
+}
+
+function recordOf({ revision, record }: RoleChange): RecordedEvent {
+  return { ...record, revision: BigInt(revision), position: positionFromString(record.position) };
 }
 
 /** The role an access event is about (its name, or the role it creates), if any. */

@@ -1,23 +1,42 @@
 import { roleFilters, roleOrderBy } from '@svc/contracts/roles/roles.contract';
-import type { AccessEvent } from '@svc/domain/roles/access.decider';
+import { type AccessEvent, rolesConcerned } from '@svc/domain/roles/access.decider';
+import { positionToString, type RecordedEvent } from '../../event-store/event-store.port';
 import { ACCESS_STAMP, docId, type ProjectedEvent, type Projection } from '../../projection/projection';
 import { indexedPaths } from '../../projection/resource.projection';
 import type { WriteOp } from '../../read-store/read-store.port';
 
+/** The role changelog: each access event that changed a role, once per role it changed (ROLE_CHANGES). */
+export const ROLE_CHANGES = 'rolechanges';
+
+/** A role changelog document: the recorded event itself, so history folds it as it would the stream's. */
+export interface RoleChange {
+  _id: string;
+  _org: string;
+  role: string;
+  /** The event's revision in the access stream (the `version` of history and as-of reads). */
+  revision: number;
+  record: { id: string; streamId: string; type: string; data: Record<string, unknown>; metadata: RecordedEvent['metadata']; created: string; position: string };
+}
+
 /**
- * The access aggregate as two read models: `roles` (documents in the Role response shape) and
- * `members` (each member's current role set). Every access event also touches the organization's
- * stamp document, so the api can tell with one point read whether any role or membership changed
- * since it computed a caller's permissions.
+ * The access aggregate as three read models: `roles` (documents in the Role response shape),
+ * `members` (each member's current role set) and `rolechanges`, a role's changelog, a view over
+ * its events: a role's history and as-of reads page through it instead of reading the access stream,
+ * whose events are mostly memberships (10,000 members, 10,000 events for a role with five). Every access event also
+ * touches the organization's stamp document, so the api can tell with one point read whether any
+ * role or membership changed since it computed a caller's permissions.
  */
 export const accessProjection: Projection = {
   name: 'access',
-  version: 1,
-  collections: ['roles', 'members'],
-  indexes: { roles: indexedPaths(roleFilters, roleOrderBy), members: ['name'] },
+  // 2: the role changelog (rebuild `access` to fill it for roles created before; until then a
+  // role's history falls back to reading the stream, see history/targets.ts).
+  version: 2,
+  collections: ['roles', 'members', ROLE_CHANGES],
+  indexes: { roles: indexedPaths(roleFilters, roleOrderBy), members: ['name'], [ROLE_CHANGES]: ['role', 'revision'] },
   handle(projected) {
     const ops = accessOps(projected);
     if (ops.length === 0) return ops;
+    for (const role of rolesConcerned(projected.event as AccessEvent)) ops.push(roleChange(projected, role));
     const stamp: WriteOp = {
       op: 'update',
       collection: 'members',
@@ -29,6 +48,26 @@ export const accessProjection: Projection = {
     return [...ops, stamp];
   },
 };
+
+function roleChange({ record, org }: ProjectedEvent, role: string): WriteOp {
+  const revision = Number(record.revision);
+  const doc: RoleChange = {
+    _id: docId(org, `${role}@${revision}`),
+    _org: org,
+    role,
+    revision,
+    record: {
+      id: record.id,
+      streamId: record.streamId,
+      type: record.type,
+      data: record.data,
+      metadata: record.metadata,
+      created: record.created,
+      position: positionToString(record.position),
+    },
+  };
+  return { op: 'insert', collection: ROLE_CHANGES, doc: { ...doc } };
+}
 
 function accessOps({ event, org, pos }: ProjectedEvent): WriteOp[] {
   const e = event as AccessEvent;
