@@ -316,6 +316,34 @@ describe('SqliteEventStore specifics', () => {
     }
   });
 
+  it("wakes a subscriber when another process appends, long before its poll (the WAL's commits are watched)", async () => {
+    const file = join(fixture.dir, 'events.db');
+    const slow = new SqliteEventStore({ file, pollIntervalMs: 60_000 });
+    try {
+      const seen: RecordedEvent[] = [];
+      const sub = slow.subscribeToAll({ after: await slow.headPosition() });
+      const done = (async () => {
+        for await (const e of sub) seen.push(e);
+      })();
+      await new Promise((r) => setTimeout(r, 50)); // the subscription waits for its 60 s poll
+      const script = `
+        const { SqliteEventStore } = require(${JSON.stringify(join(__dirname, '../../libs/infrastructure/src/event-store'))});
+        const store = new SqliteEventStore({ file: ${JSON.stringify(file)} });
+        store.append('thing-acme:other-process', [{ id: require('node:crypto').randomUUID(), type: 'T', data: {},
+          metadata: { org: 'acme', actor: 'a', subject: 's', correlationId: 'c', causationId: 'c', occurredAt: '', schemaVersion: 1 } }], 'no_stream')
+          .then(() => store.close());
+      `;
+      const child = spawn(process.execPath, ['--require', REGISTER_SWC, '-e', script], { stdio: 'inherit' });
+      await new Promise((resolve) => child.on('exit', resolve));
+      await waitFor(() => seen.length === 1, "the other process's append", 5000);
+      expect(seen[0].streamId).toBe('thing-acme:other-process');
+      await sub.unsubscribe();
+      await done;
+    } finally {
+      await slow.close();
+    }
+  }, 20_000);
+
   it('close() ends open subscriptions', async () => {
     const other = new SqliteEventStore({ file: join(fixture.dir, 'events.db') });
     const sub = other.subscribeToAll({ after: START });

@@ -5,6 +5,7 @@ import { enableWal } from '../sqlite/wal';
 import { checkAppendSize } from './append-limit';
 import { SqliteSubscription } from './sqlite-subscription';
 import { WalCheckpointer } from './wal-checkpointer';
+import { watchCommits } from '../sqlite/commit-watch';
 import {
   type StoredSnapshot,
   AppendResult,
@@ -142,6 +143,11 @@ export class SqliteEventStore implements EventStore {
   private readonly pollIntervalMs: number;
   private readonly relaxedPollIntervalMs: number;
   private readonly subscriptions = new Set<SqliteSubscription>();
+  /** While a live subscription is open: other processes' commits wake it (commit-watch.ts). */
+  private unwatch: (() => void) | null = null;
+  private liveSubscriptions = 0;
+  /** The `appended` event a commit of any process emits (this.wakeKey: appends of this process). */
+  private readonly commitKey: string;
   private closed = false;
   private queue: PendingAppend[] = [];
   private drainScheduled = false;
@@ -174,6 +180,7 @@ export class SqliteEventStore implements EventStore {
 
   constructor(options: SqliteEventStoreOptions) {
     this.wakeKey = resolvePath(options.file);
+    this.commitKey = `${this.wakeKey}\u0000commit`;
     this.pollIntervalMs = options.pollIntervalMs ?? 1;
     this.relaxedPollIntervalMs = options.relaxedPollIntervalMs ?? 25;
     // `timeout` is SQLite's busy_timeout: a writer waits for another process's lock instead of failing.
@@ -408,9 +415,16 @@ export class SqliteEventStore implements EventStore {
 
   subscribeToAll(options: SubscribeOptions): Subscription {
     this.assertOpen();
-    const pollMs = options.latency === 'relaxed' ? this.relaxedPollIntervalMs : this.pollIntervalMs;
-    const sub = new SqliteSubscription(this, options.after.commit, pollMs, () => this.subscriptions.delete(sub));
+    const live = options.latency !== 'relaxed';
+    const sub = new SqliteSubscription(this, options.after.commit, live ? this.pollIntervalMs : this.relaxedPollIntervalMs, live, () => {
+      if (!this.subscriptions.delete(sub) || !live) return;
+      if (--this.liveSubscriptions === 0) this.stopWatching();
+    });
     this.subscriptions.add(sub);
+    // Other processes' commits wake the live subscriptions as this process's appends do (relaxed ones
+    // keep their poll); the poll stays as the safety net: a wake-up can precede the commit's
+    // visibility, or the watch be unavailable (commit-watch.ts).
+    if (live && this.liveSubscriptions++ === 0) this.unwatch = watchCommits(this.wakeKey, () => appended.emit(this.commitKey));
     return sub;
   }
 
@@ -429,6 +443,7 @@ export class SqliteEventStore implements EventStore {
     this.writesHeld = false;
     this.drain();
     await Promise.all([...this.subscriptions].map((s) => s.unsubscribe()));
+    this.stopWatching();
     this.db.close();
   }
 
@@ -437,18 +452,28 @@ export class SqliteEventStore implements EventStore {
     return decodeRows(this.stmt.allForwards.all(pos, SUBSCRIPTION_PAGE));
   }
 
-  /** Resolves on the next in-process append, after `pollMs`, or when `cancel` is called. */
-  waitForAppend(pollMs: number, register: (cancel: () => void) => void): Promise<void> {
+  /**
+   * Resolves on the next in-process append (`anyCommit`: or another process's commit), after
+   * `pollMs`, or when `cancel` is called.
+   */
+  waitForAppend(pollMs: number, anyCommit: boolean, register: (cancel: () => void) => void): Promise<void> {
     return new Promise((resolve) => {
       const done = (): void => {
         clearTimeout(timer);
         appended.off(this.wakeKey, done);
+        if (anyCommit) appended.off(this.commitKey, done);
         resolve();
       };
       const timer = setTimeout(done, pollMs);
       appended.on(this.wakeKey, done);
+      if (anyCommit) appended.on(this.commitKey, done);
       register(done);
     });
+  }
+
+  private stopWatching(): void {
+    this.unwatch?.();
+    this.unwatch = null;
   }
 
   private assertOpen(): void {

@@ -3,7 +3,7 @@ import type { RecordedEvent, Subscription } from './event-store.port';
 /** What a subscription needs of the SQLite event store: pages of the log and a wake-up on appends. */
 export interface SubscriptionSource {
   pageAfter(pos: bigint): RecordedEvent[];
-  waitForAppend(pollMs: number, register: (cancel: () => void) => void): Promise<void>;
+  waitForAppend(pollMs: number, anyCommit: boolean, register: (cancel: () => void) => void): Promise<void>;
 }
 
 /**
@@ -21,6 +21,8 @@ export class SqliteSubscription implements Subscription {
     private last: bigint,
     /** How long an idle wait lasts before the next look for other processes' appends. */
     private readonly pollMs: number,
+    /** Woken by other processes' commits too, not only by this process's appends. */
+    private readonly live: boolean,
     private readonly onClose: () => void,
   ) {}
 
@@ -36,7 +38,7 @@ export class SqliteSubscription implements Subscription {
       while (!this.closed) {
         const page = this.store.pageAfter(this.last);
         if (page.length === 0) {
-          await this.store.waitForAppend(this.pollMs, (cancel) => (this.cancelWait = cancel));
+          await this.store.waitForAppend(this.pollMs, this.live, (cancel) => (this.cancelWait = cancel));
           this.cancelWait = undefined;
           continue;
         }

@@ -8,6 +8,8 @@ import { NOTIFICATION_BUS, type NotificationBus } from '../notifications/notific
 import { ProjectionWaiter } from '../projection/waiter';
 import { createReadStore } from '../read-store';
 import type { ReadStore } from '../read-store/read-store.port';
+import { SqliteReadStore } from '../read-store/sqlite-read-store/sqlite-read-store';
+import { watchCommits } from '../sqlite/commit-watch';
 import { EVENT_STORE, READ_STORE, SETTINGS } from './tokens';
 
 /** The two stores, the notification bus, and what every process builds on them; EventStoreDB/MongoDB when their URLs are set, else SQLite. */
@@ -38,7 +40,13 @@ export class InfrastructureModule implements OnApplicationShutdown {
           useFactory: () => createNotificationBus({ MONGODB_URL: settings.mongoUrl, SVC_DATA_DIR: settings.dataDir }),
         },
         { provide: CommandService, useFactory: (events: EventStore) => new CommandService(events), inject: [EVENT_STORE] },
-        { provide: ProjectionWaiter, useFactory: (reads: ReadStore) => new ProjectionWaiter(reads), inject: [READ_STORE] },
+        {
+          provide: ProjectionWaiter,
+          // The embedded read store's commits are heard across processes (commit-watch.ts); others are polled.
+          useFactory: (reads: ReadStore) =>
+            new ProjectionWaiter(reads, undefined, reads instanceof SqliteReadStore ? (listener) => watchCommits(reads.file, listener) : undefined),
+          inject: [READ_STORE],
+        },
       ],
       exports: [SETTINGS, EVENT_STORE, READ_STORE, NOTIFICATION_BUS, CommandService, ProjectionWaiter],
     };

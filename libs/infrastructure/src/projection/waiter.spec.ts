@@ -1,4 +1,9 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import type { Position } from '../event-store/event-store.port';
+import { SqliteReadStore } from '../read-store/sqlite-read-store/sqlite-read-store';
+import { watchCommits } from '../sqlite/commit-watch';
 import { projectionProgress } from './apply-page';
 import { type CheckpointSource, ProjectionWaiter } from './waiter';
 
@@ -110,5 +115,32 @@ describe('ProjectionWaiter', () => {
     const later = track([waiter.waitFor('notes', at(2), 5000)]);
     await jest.advanceTimersByTimeAsync(100);
     expect([...results, ...later]).toEqual([false, false]);
+  });
+});
+
+describe('ProjectionWaiter across processes (the embedded read store)', () => {
+  it("answers when another process's projector commits, long before its poll", async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'svc-waiter-'));
+    const file = join(dir, 'read.db');
+    const mine = new SqliteReadStore({ file });
+    const theirs = new SqliteReadStore({ file }); // the projector's connection (a commit is a commit, whatever the process)
+    const waiter = new ProjectionWaiter(mine, 60_000, (listener) => watchCommits(file, listener));
+    try {
+      const started = Date.now();
+      const waiting = waiter.waitFor('notes', at(5), 30_000);
+      await new Promise((r) => setTimeout(r, 20)); // the first read found nothing; the next poll is a minute away
+      await theirs.commitMany([{ checkpoint: 'notes', position: at(5), ops: [] }]);
+      expect(await waiting).toBe(true);
+      expect(Date.now() - started).toBeLessThan(5_000);
+    } finally {
+      waiter.close();
+      await mine.close();
+      await theirs.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('is told nothing for an in-memory store (it polls)', () => {
+    expect(watchCommits(':memory:', () => undefined)).toBeNull();
   });
 });

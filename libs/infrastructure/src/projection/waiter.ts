@@ -6,6 +6,12 @@ import { projectionProgress } from './apply-page';
 /** Where the waiter reads how far each projection has got (the read store, across processes). */
 export type CheckpointSource = Pick<ReadStore, 'getCheckpoint'>;
 
+/**
+ * Calls its listener when the read store may have committed (another process's projector):
+ * answers the function that stops it, or null when it cannot tell (commit-watch.ts).
+ */
+export type CommitSignal = (listener: () => void) => (() => void) | null;
+
 interface Waiter {
   position: Position;
   resolve: (reached: boolean) => void;
@@ -23,7 +29,8 @@ const ERROR_PAUSE_MS = 100;
  * One shared poll serves every waiting command: each round reads the checkpoint of each projection
  * someone waits for, once, and resolves every waiter it has passed. The poll runs only while at least
  * one command waits, so an idle api reads nothing. An in-process projector also signals its progress
- * directly, which resolves waiters without waiting for the next round.
+ * directly, which resolves waiters without waiting for the next round; a projector in another
+ * process wakes the poll through the read store's commit signal, when there is one.
  */
 export class ProjectionWaiter {
   /** Waiting commands by projection. Emptied sets are removed, so the map only holds what is awaited. */
@@ -34,12 +41,17 @@ export class ProjectionWaiter {
   /** While the api drains for a stop, no wait may outlast this instant (see hurry). */
   private deadline: number | null = null;
   private readonly onProgress = (name: string, position: Position) => this.advance(name, position);
+  /** Ends the poll's current pause early (a commit was signalled). */
+  private wakeUp: (() => void) | null = null;
+  private readonly unwatch: (() => void) | null;
 
   constructor(
     private readonly checkpoints: CheckpointSource,
     private readonly pollMs = POLL_MS,
+    commits?: CommitSignal,
   ) {
     projectionProgress.on('progress', this.onProgress);
+    this.unwatch = commits?.(() => this.wakeUp?.()) ?? null;
   }
 
   /** Resolves true once `projection` has passed `position`, or false after `timeoutMs`. */
@@ -84,6 +96,7 @@ export class ProjectionWaiter {
 
   close(): void {
     projectionProgress.off('progress', this.onProgress);
+    this.unwatch?.();
     for (const [projection, waiters] of this.waiting) for (const waiter of waiters) this.settle(projection, waiter, false);
   }
 
@@ -117,7 +130,17 @@ export class ProjectionWaiter {
         // The store is failing: retry less eagerly; each waiter's timeout still answers it.
         pause = Math.max(pause, ERROR_PAUSE_MS);
       }
-      if (this.waiting.size > 0) await new Promise((resolve) => setTimeout(resolve, pause));
+      if (this.waiting.size > 0) {
+        await new Promise<void>((resolve) => {
+          const timer = setTimeout(done, pause);
+          function done(): void {
+            clearTimeout(timer);
+            resolve();
+          }
+          this.wakeUp = done;
+        });
+        this.wakeUp = null;
+      }
     }
     this.polling = null;
   }

@@ -73,7 +73,11 @@ export class SqliteReadStore implements ReadStore {
   private readonly bulk: BulkLoads;
   private readonly bookkeeping: Bookkeeping;
 
+  /** The database file (':memory:' for a private in-memory store). */
+  readonly file: string;
+
   constructor(options: SqliteReadStoreOptions) {
+    this.file = options.file;
     if (options.file !== ':memory:') mkdirSync(dirname(options.file), { recursive: true });
     this.db = new Database(options.file);
     registerFilterFunctions(this.db);
