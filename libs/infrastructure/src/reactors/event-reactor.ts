@@ -8,6 +8,7 @@
  * job still running: after a crash the job is delivered again, and the job's own idempotency (an
  * id derived from its occasion) finds any result already committed.
  */
+import { Marks } from './checkpoint-marks';
 import { DomainError } from '@svc/domain/shared/domain-error';
 import {
   comparePositions,
@@ -248,42 +249,6 @@ export class EventReactor<J extends ReactorJob> {
       }
     });
     return this.flushing;
-  }
-}
-
-/**
- * The low-water mark of the checkpoint: jobs begun in log order, each with the latest position
- * passed after it. The checkpoint may advance over a job once it, and every job before it, is done.
- * Holds one entry per unfinished job (and finished ones behind it), never one per event.
- */
-class Marks {
-  private readonly queue: Array<{ position: Position; passed: Position | null; done: boolean }> = [];
-
-  constructor(private safe: Position) {}
-
-  /** Jobs not yet passed (after passing the finished ones at the head). */
-  unsettled(): number {
-    this.settle();
-    return this.queue.length;
-  }
-
-  pass(position: Position): void {
-    if (this.queue.length === 0) this.safe = position;
-    else this.queue[this.queue.length - 1].passed = position;
-  }
-
-  begin(position: Position): { done: boolean } {
-    const mark = { position, passed: null, done: false };
-    this.queue.push(mark);
-    return mark;
-  }
-
-  settle(): Position {
-    while (this.queue.length > 0 && this.queue[0].done) {
-      const mark = this.queue.shift()!;
-      this.safe = mark.passed ?? mark.position;
-    }
-    return this.safe;
   }
 }
 
