@@ -43,6 +43,16 @@ export function latestScheduledTime(schedule: string, timezone: string, now: Dat
   }
 }
 
+/**
+ * The cron occasion due for `trigger` at `now`, given its last fire (null: never fired): the latest
+ * scheduled time after both the last fire and the trigger's last change (times before a change, an
+ * enabling or a new schedule, are not owed), or null. Times missed meanwhile collapse into this one.
+ */
+export function cronOccasion(trigger: Pick<TriggerDoc, 'configuration' | 'updateTime'>, lastFired: string | null, now: Date): string | null {
+  const since = lastFired && lastFired > trigger.updateTime ? lastFired : trigger.updateTime;
+  return dueOccasion(trigger, since, now);
+}
+
 /** The cron occasion due for `trigger` at `now`: the latest scheduled time after `since`, or null. */
 export function dueOccasion(trigger: Pick<TriggerDoc, 'configuration'>, since: string, now: Date): string | null {
   const cron = trigger.configuration.cron;
@@ -120,11 +130,7 @@ export class CronReactor {
       if (state.last) await this.firing.startSession(trigger, { key: state.last.occasion, seed: seedOf(trigger, state.last.occasionTime) });
       this.lastFired.set(key, state.last?.occasionTime ?? null);
     }
-    const last = this.lastFired.get(key) ?? null;
-    // The schedule counts from the last fire or the trigger's last change, whichever is later: times
-    // before a change (an enabling, a new schedule) are not owed.
-    const since = last && last > trigger.updateTime ? last : trigger.updateTime;
-    const occasion = dueOccasion(trigger, since, now);
+    const occasion = cronOccasion(trigger, this.lastFired.get(key) ?? null, now);
     if (!occasion) return;
     const outcome = await this.firing.fire(trigger, { key: `cron|${occasion}`, source: 'cron', time: occasion, seed: seedOf(trigger, occasion) });
     this.lastFired.set(key, occasion);
