@@ -95,7 +95,7 @@ describe('MongoNotificationBus tail (a fake of the driver)', () => {
   it('survives server-selection timeouts while reopening its cursor: retries with backoff, reports each fault, delivers on', async () => {
     const collection = new FakeCappedCollection();
     const faults: Array<{ reason: string; attempt: number }> = [];
-    const bus = new MongoNotificationBus({ close: () => Promise.resolve() }, collection as unknown as Collection<Stored>, {
+    const bus = new MongoNotificationBus(() => Promise.resolve(), collection as unknown as Collection<Stored>, {
       maxAwaitTimeMS: 50,
       backoff: { initialMs: 1, maxMs: 4 },
       onFault: (reason, attempt) => faults.push({ reason, attempt }),
@@ -122,7 +122,7 @@ describe('MongoNotificationBus tail (a fake of the driver)', () => {
 
   it('close() ends a pause between attempts at once', async () => {
     const collection = new FakeCappedCollection();
-    const bus = new MongoNotificationBus({ close: () => Promise.resolve() }, collection as unknown as Collection<Stored>, {
+    const bus = new MongoNotificationBus(() => Promise.resolve(), collection as unknown as Collection<Stored>, {
       maxAwaitTimeMS: 50,
       backoff: { initialMs: 60_000, maxMs: 60_000 },
       onFault: () => undefined,

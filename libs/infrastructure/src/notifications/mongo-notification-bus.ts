@@ -1,5 +1,6 @@
 import { Logger } from '@nestjs/common';
-import { MongoClient, MongoServerError, ObjectId, type Collection, type FindCursor, type WithId } from 'mongodb';
+import { MongoServerError, ObjectId, type Collection, type FindCursor, type WithId } from 'mongodb';
+import { leaseMongoClient } from '../stores/mongo-client';
 import { type BackoffOptions, backoffDelay, DEFAULT_BACKOFF, describeError } from '../projection/supervisor';
 import { Listeners, type Listener } from './listeners';
 import {
@@ -65,7 +66,8 @@ export class MongoNotificationBus implements NotificationBus {
 
   /** `create` connects; tests hand in a collection that behaves as the driver's does. */
   constructor(
-    private readonly client: Pick<MongoClient, 'close'>,
+    /** Gives back the process's shared client (stores/mongo-client.ts). */
+    private readonly release: () => Promise<void>,
     private readonly collection: Collection<StoredNotification>,
     private readonly tuning: MongoNotificationBusTuning,
   ) {
@@ -75,10 +77,9 @@ export class MongoNotificationBus implements NotificationBus {
   }
 
   static async create(options: MongoNotificationBusOptions): Promise<MongoNotificationBus> {
-    const client = new MongoClient(options.url);
-    await client.connect();
+    const lease = await leaseMongoClient(options.url);
     try {
-      const db = client.db(options.dbName);
+      const db = lease.client.db(options.dbName);
       const name = options.collection ?? '_notifications';
       try {
         await db.createCollection(name, { capped: true, size: options.sizeBytes ?? 64 * 1024 * 1024, max: options.maxDocuments ?? 10_000 });
@@ -89,9 +90,9 @@ export class MongoNotificationBus implements NotificationBus {
       const collection = db.collection<StoredNotification>(name);
       // A tailable cursor on an empty capped collection dies at once: keep one document in it.
       if ((await collection.estimatedDocumentCount()) === 0) await collection.insertOne({ _id: new ObjectId(), org: '', topic: '', body: '{}' });
-      return new MongoNotificationBus(client, collection, { maxAwaitTimeMS: options.maxAwaitTimeMS ?? 1000 });
+      return new MongoNotificationBus(lease.release, collection, { maxAwaitTimeMS: options.maxAwaitTimeMS ?? 1000 });
     } catch (error) {
-      await client.close();
+      await lease.release();
       throw error;
     }
   }
@@ -170,7 +171,7 @@ export class MongoNotificationBus implements NotificationBus {
     this.wake?.();
     await this.cursor?.close().catch(() => undefined);
     await this.tailing;
-    await this.client.close();
+    await this.release();
   }
 
   /**
