@@ -396,11 +396,8 @@ export class MongoReadStore implements ReadStore {
 
   async dropCollection(physical: string): Promise<void> {
     this.bulk.delete(physical);
-    try {
-      await this.db.dropCollection(physical);
-    } catch (err) {
-      if (!(err instanceof MongoServerError && err.code === NAMESPACE_NOT_FOUND)) throw err;
-    }
+    // Driver 7: a collection that does not exist answers false instead of throwing NamespaceNotFound.
+    await this.db.dropCollection(physical);
   }
 
   async putMeta(key: string, value: unknown): Promise<void> {
