@@ -1,8 +1,8 @@
 /**
  * Transient faults of the production stores, recognised in one place by the clients' own error
  * classes: the answer is UNAVAILABLE (503 with Retry-After) rather than INTERNAL, since the same
- * request may well succeed in a moment, and repeating it with the same `request_id` is safe (its
- * events have ids derived from it, and the stores treat a repeated append as the one before).
+ * request may well succeed in a moment, and repeating a write with the same AIP-155 `request_id`
+ * is safe (the command service finds the events that request already appended and answers them).
  */
 import { ErrorType, isCommandError } from '@eventstore/db-client';
 import { DomainError } from '@svc/domain/shared/domain-error';
@@ -55,7 +55,7 @@ export function storeUnavailable(error: unknown): DomainError | undefined {
   const fault = storeFault(error);
   if (!fault) return undefined;
   const what = fault.store === 'eventstore' ? 'EventStoreDB' : 'MongoDB';
-  return new DomainError('UNAVAILABLE', `${what} is unavailable for a moment (${fault.kind}); retry the request (with the same request id, a write is not applied twice)`, 'STORE_UNAVAILABLE', {
+  return new DomainError('UNAVAILABLE', `${what} is unavailable for a moment (${fault.kind}); retry the request (a write repeated with the same request_id is not applied twice)`, 'STORE_UNAVAILABLE', {
     store: fault.store,
     fault: fault.kind,
     retryAfterSeconds: String(STORE_RETRY_AFTER_SECONDS),
