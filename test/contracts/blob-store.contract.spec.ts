@@ -1,7 +1,7 @@
 import { mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { MongoClient } from 'mongodb';
+import { MongoClient, ObjectId } from 'mongodb';
 import { createBlobStore, FileBlobStore, MongoBlobStore } from '@svc/infrastructure/blobs';
 import { describeBlobStoreContract } from './blob-store.contract';
 
@@ -46,6 +46,29 @@ if (mongoUrl) {
         await client.close();
       },
     };
+  });
+
+  describe('MongoBlobStore.sweepInterrupted (a real server)', () => {
+    it('removes the chunks of an upload interrupted long ago, and keeps a recent one and a finished file', async () => {
+      const dbName = `svc_blob_sweep_${Date.now()}_${process.pid}`;
+      const store = await MongoBlobStore.create({ url: mongoUrl, dbName });
+      const client = await MongoClient.connect(mongoUrl);
+      const db = client.db(dbName);
+      try {
+        const dead = ObjectId.createFromTime(Math.floor(Date.now() / 1000) - 7200);
+        const running = new ObjectId();
+        await db.collection('blobs.chunks').insertMany([
+          { files_id: dead, n: 0, data: Buffer.from('x') },
+          { files_id: running, n: 0, data: Buffer.from('y') },
+        ]);
+        expect(await store.sweepInterrupted(new Date(Date.now() - 3600_000))).toBe(1);
+        expect((await db.collection('blobs.chunks').distinct('files_id')).map(String)).toEqual([String(running)]);
+      } finally {
+        await store.close();
+        await db.dropDatabase();
+        await client.close();
+      }
+    });
   });
 }
 

@@ -434,6 +434,24 @@ export function describeReadStoreContract(name: string, make: () => Promise<Read
         }
       });
 
+      it('finds across organizations by a path declared for cross-organization lookups, declared before or after the documents', async () => {
+        const c = fresh('crossorg');
+        const doc = (org: string, name: string, team: string, pos: number): WriteOp => ({
+          op: 'update', collection: c, id: `${org}|${name}`, pos, upsert: true, update: { $set: { _org: org, name, details: { team } } },
+        });
+        await store.ensureIndexes(c, ['name'], undefined, ['details.team']);
+        await store.commit(batch(c, 1, [doc('acme', 'a', 'T1', 1), doc('globex', 'b', 'T1', 1), doc('initech', 'c', 'T2', 1)]));
+        expect(ids(await store.collection(c).find({ 'details.team': 'T1' }))).toEqual(['acme|a', 'globex|b']);
+        expect(ids(await store.collection(c).find({ $or: [{ 'details.team': 'T2' }, { 'details.other': 'T2' }] }))).toEqual(['initech|c']);
+        // Declared again, or as a plain path, it stays cross-organization; per organization it still filters.
+        await store.ensureIndexes(c, ['name', 'details.team']);
+        expect(ids(await store.collection(c).find({ _org: 'globex', 'details.team': 'T1' }))).toEqual(['globex|b']);
+        const later = fresh('crossorg');
+        await store.commit(batch(later, 1, [doc('acme', 'a', 'T9', 1)].map((op) => ({ ...op, collection: later }))));
+        await store.ensureIndexes(later, ['name'], undefined, ['details.team']);
+        expect(ids(await store.collection(later).find({ 'details.team': 'T9' }))).toEqual(['acme|a']);
+      });
+
       const sorts: [string, Sort, string[]][] = [
         ['null and missing first ascending, numbers before strings', { n: 1 }, ['d', 'f', 'a', 'b', 'c', 'e']],
         ['descending, ties by _id', { n: -1 }, ['e', 'c', 'b', 'a', 'd', 'f']],

@@ -9,7 +9,8 @@
 import { Controller, HttpCode, Inject, Module, Post, Req } from '@nestjs/common';
 import { DomainError, invalid } from '@svc/domain/shared/domain-error';
 import { isPlainObject, type JsonObject } from '@svc/domain/shared/json-path';
-import { CHAT_CONNECTION_TYPE, chatDetailsOf } from '@svc/domain/triggers/chat-connection';
+import { CHAT_CONNECTION_TYPE } from '@svc/domain/triggers/chat-connection';
+import { chatConnectionsOfTeam } from '@svc/infrastructure/areas/connections/chat-connections';
 import { READ_STORE } from '@svc/infrastructure/nest/tokens';
 import { checkChatSignature, SIGNATURE_HEADER, TIMESTAMP_HEADER, type SignatureCheck } from '@svc/infrastructure/integrations/chat/signature';
 import type { ReadStore } from '@svc/infrastructure/read-store/read-store.port';
@@ -64,8 +65,12 @@ export class ChatEventsController {
       return typeof value === 'string' ? value : undefined;
     };
     const teamId = typeof envelope.team_id === 'string' ? envelope.team_id : undefined;
-    const candidates = (await this.reads.collection('connections').find({ connectionType: CHAT_CONNECTION_TYPE }, { limit: MAX_CANDIDATE_CONNECTIONS }))
-      .filter((doc) => teamId === undefined || chatDetailsOf(doc).teamId === teamId);
+    // By workspace through its index, in any organization; a URL verification names none, so it is
+    // checked against the first chat connections (the platform sends one when the URL is set up).
+    const candidates =
+      teamId === undefined
+        ? await this.reads.collection('connections').find({ connectionType: CHAT_CONNECTION_TYPE }, { limit: MAX_CANDIDATE_CONNECTIONS })
+        : await chatConnectionsOfTeam(this.reads, teamId, MAX_CANDIDATE_CONNECTIONS);
     const verified: { org: string; connection: JsonObject }[] = [];
     let refusal: Exclude<SignatureCheck, 'ok'> = 'mismatch';
     for (const doc of candidates) {

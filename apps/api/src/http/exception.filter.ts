@@ -3,6 +3,8 @@ import type { FastifyReply } from 'fastify';
 import { DomainError, type ErrorCode } from '@svc/domain/shared/domain-error';
 import { SETTINGS } from '@svc/infrastructure/nest/tokens';
 import type { Settings } from '@svc/infrastructure/config/env';
+import { describeError } from '@svc/infrastructure/projection/supervisor';
+import { storeUnavailable } from '@svc/infrastructure/stores/store-unavailable';
 import { errorBody } from './errors';
 
 /**
@@ -22,11 +24,13 @@ export class ApiExceptionFilter implements ExceptionFilter {
     if (error.code === 'INTERNAL') {
       // Named by its request id, so the answer's RequestInfo leads to this line.
       this.logger.error(`request ${requestId ?? '-'}: ${exception instanceof Error ? exception.stack : String(exception)}`);
+    } else if (error.reason === 'STORE_UNAVAILABLE' && error !== exception) {
+      this.logger.warn(`request ${requestId ?? '-'}: answered UNAVAILABLE: ${describeError(exception)}`);
     }
     // The auth guard names the schemes its route accepts; anything else answering UNAUTHENTICATED offers Basic.
     if (error.code === 'UNAUTHENTICATED' && !reply.hasHeader('WWW-Authenticate')) void reply.header('WWW-Authenticate', 'Basic realm="svc"');
     // A limit that says when to come back says it in the header clients and proxies read (RFC 9110):
-    // errors.ts rateLimitExceeded, the hash gate's UNAVAILABLE, the history gate.
+    // errors.ts rateLimitExceeded, the hash gate's UNAVAILABLE, the history gate, a store's transient fault.
     const retryAfter = error.metadata.retryAfterSeconds;
     if (retryAfter !== undefined && (error.code === 'RESOURCE_EXHAUSTED' || error.code === 'UNAVAILABLE')) void reply.header('Retry-After', retryAfter);
     const body = errorBody(error, this.settings.typeHost, requestId);
@@ -51,6 +55,9 @@ const BY_HTTP_STATUS: Record<number, ErrorCode> = {
 
 export function toDomainError(exception: unknown): DomainError {
   if (exception instanceof DomainError) return exception;
+  // A store that cannot answer right now (a leader election, a failover, a timeout): 503, not 500.
+  const unavailable = storeUnavailable(exception);
+  if (unavailable) return unavailable;
   // Nest hands Fastify's own errors (body parsing, size limits) over as HttpExceptions of their status.
   if (exception instanceof HttpException) {
     const status = exception.getStatus();

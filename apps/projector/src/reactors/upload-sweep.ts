@@ -17,6 +17,9 @@ import type { Doc, ReadStore } from '@svc/infrastructure/read-store/read-store.p
 
 /** Holds handled per tick and step: a backlog drains over several ticks, never in one long one. */
 const BATCH = 200;
+/** An upload not finished after this long was interrupted (its process died): its partial bytes are swept. */
+export const INTERRUPTED_UPLOAD_AGE_MS = 60 * 60 * 1000;
+
 /** The actor of the sweep's commands. */
 const SWEEPER = 'service-accounts/svc-upload-sweep';
 
@@ -69,6 +72,9 @@ export class UploadSweep {
         reclaimed += (await this.send(doc, { type: 'ReclaimBlob', actor: actorOf(doc, now), blobKey })).events.length;
       }
     }
+    // What uploads interrupted by a crash left in the blob store (never a put still running: an hour is far past any).
+    const interrupted = await this.blobs.sweepInterrupted(new Date(this.options.now().getTime() - INTERRUPTED_UPLOAD_AGE_MS));
+    if (interrupted > 0) this.options.log(`uploads: removed what ${interrupted} interrupted blob uploads left behind`);
     return { expired, reclaimed };
   }
 

@@ -38,6 +38,12 @@ export interface BlobStore {
   get(key: string): Promise<Readable | null>;
   /** Removes what is stored under `key`; nothing stored is not an error. */
   delete(key: string): Promise<void>;
+  /**
+   * Removes what puts left behind when their process died mid-upload (a temporary file, GridFS
+   * chunks without a files document) and that began before `before`; answers how many uploads
+   * it removed. A put still running is younger than any sensible `before`.
+   */
+  sweepInterrupted(before: Date): Promise<number>;
   close(): Promise<void>;
 }
 

@@ -7,7 +7,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { createReadStream } from 'node:fs';
-import { mkdir, open, rename, rm, rmdir, stat } from 'node:fs/promises';
+import { mkdir, open, readdir, rename, rm, rmdir, stat } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import type { Readable } from 'node:stream';
 import { type BlobInfo, type BlobStore, checkBlobKey, hashWhileCopying, isBlobKey, type PutOptions, shaOfKey } from './blob-store.port';
@@ -72,6 +72,26 @@ export class FileBlobStore implements BlobStore {
     await rm(path, { force: true });
     // An upload's own directory held only this file: remove it (an organization's folder stays).
     if (key !== shaOfKey(key)) await rmdir(dirname(path)).catch(() => undefined);
+  }
+
+  /** Temporary files last written before `before`: a put whose process died before it could delete its own. */
+  async sweepInterrupted(before: Date): Promise<number> {
+    let names: string[];
+    try {
+      names = await readdir(this.tmp);
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return 0;
+      throw error;
+    }
+    let removed = 0;
+    for (const name of names) {
+      const path = join(this.tmp, name);
+      const info = await stat(path).catch(() => null);
+      if (info === null || info.mtimeMs >= before.getTime()) continue;
+      await rm(path, { force: true });
+      removed++;
+    }
+    return removed;
   }
 
   async close(): Promise<void> {}

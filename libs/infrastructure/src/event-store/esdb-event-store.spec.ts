@@ -1,5 +1,6 @@
 import { Readable } from 'node:stream';
-import { type EventStoreDBClient, MaxAppendSizeExceededError } from '@eventstore/db-client';
+import { convertToCommandError, type EventStoreDBClient, MaxAppendSizeExceededError, NotLeaderError } from '@eventstore/db-client';
+import { storeUnavailable } from '../stores/store-unavailable';
 import { MAX_APPEND_BYTES } from './append-limit';
 import { EsdbEventStore } from './esdb-event-store';
 
@@ -55,5 +56,47 @@ describe('EsdbEventStore (client stand-in)', () => {
     appendToStream.mockRejectedValueOnce(new MaxAppendSizeExceededError(undefined, 4096));
     const small = { ...big, data: { pad: 'x'.repeat(5000) } };
     await expect(store.append('thing-acme:a', [small], 'any')).rejects.toMatchObject({ code: 'INVALID_ARGUMENT', message: expect.stringContaining('4096-byte limit') });
+  });
+});
+
+describe('EsdbEventStore on a follower (NotLeader)', () => {
+  /** What the client throws when the node it asked is not the leader: the server's NotFound with the leader named in the trailers. */
+  const notLeader = () =>
+    convertToCommandError(
+      Object.assign(new Error('5 NOT_FOUND: Leader info available'), {
+        code: 5,
+        details: 'Leader info available',
+        metadata: { getMap: () => ({ exception: 'not-leader', 'leader-endpoint-host': '10.0.0.2', 'leader-endpoint-port': '2113' }) },
+      }),
+    );
+  const metadata = { org: 'acme', actor: 'a', subject: 's', correlationId: 'c', causationId: 'c', occurredAt: '', schemaVersion: 1 };
+  const event = { id: '3f0e8a56-6b1e-4d61-9a39-3f6c2f9b8a11', type: 'ThingHappened', data: { n: 1 }, metadata };
+  const position = { commit: 7n, prepare: 7n };
+
+  it('retries an append once, with the same events, after the client has reconnected to the leader', async () => {
+    const appendToStream = jest.fn().mockRejectedValueOnce(notLeader()).mockResolvedValueOnce({ success: true, nextExpectedRevision: 0n, position });
+    const store = new EsdbEventStore({ client: { appendToStream } as unknown as EventStoreDBClient });
+    await expect(store.append('thing-acme:a', [event], 'no_stream')).resolves.toEqual({ nextRevision: 0n, position });
+    expect(appendToStream).toHaveBeenCalledTimes(2);
+    expect(appendToStream.mock.calls[1][1]).toBe(appendToStream.mock.calls[0][1]);
+  });
+
+  it('a second NotLeader goes to the caller, which answers UNAVAILABLE', async () => {
+    const appendToStream = jest.fn().mockRejectedValue(notLeader());
+    const store = new EsdbEventStore({ client: { appendToStream } as unknown as EventStoreDBClient });
+    const failure = await store.append('thing-acme:a', [event], 'no_stream').catch((e: unknown) => e);
+    expect(failure).toBeInstanceOf(NotLeaderError);
+    expect(appendToStream).toHaveBeenCalledTimes(2);
+    expect(storeUnavailable(failure)).toMatchObject({ code: 'UNAVAILABLE', metadata: { fault: 'not-leader' } });
+  });
+
+  it('retries a read once', async () => {
+    const failing = new Readable({ read() {} }) as Readable & { cancel: jest.Mock };
+    failing.cancel = jest.fn(async () => undefined);
+    failing.destroy(notLeader());
+    const readAll = jest.fn().mockReturnValueOnce(failing).mockReturnValueOnce(streamingRead(2));
+    const events = await new EsdbEventStore({ client: { readAll } as unknown as EventStoreDBClient }).readAll({ maxCount: 10 });
+    expect(events.map((e) => e.id)).toEqual(['e1', 'e2']);
+    expect(readAll).toHaveBeenCalledTimes(2);
   });
 });

@@ -8,6 +8,7 @@ import {
   FORWARDS,
   MaxAppendSizeExceededError,
   NO_STREAM,
+  NotLeaderError,
   ReadPosition,
   START as ESDB_START,
   STREAM_EXISTS,
@@ -68,11 +69,9 @@ export class EsdbEventStore implements EventStore {
     checkAppendSize(events.map((e) => ({ type: e.type, data: JSON.stringify(e.data), metadata: JSON.stringify(e.metadata) })));
     let result;
     try {
-      result = await this.client.appendToStream(
-        streamId,
-        events.map((e) => jsonEvent({ id: e.id, type: e.type, data: e.data, metadata: e.metadata })),
-        { expectedRevision: toEsdbExpected(expected) },
-      );
+      const batch = events.map((e) => jsonEvent({ id: e.id, type: e.type, data: e.data, metadata: e.metadata }));
+      // Safe to repeat: a follower refuses without writing, and the same ids at the same revision are the same append.
+      result = await this.onLeader(() => this.client.appendToStream(streamId, batch, { expectedRevision: toEsdbExpected(expected) }));
     } catch (err) {
       if (err instanceof WrongExpectedVersionError) {
         const actual = err.actualVersion;
@@ -114,7 +113,8 @@ export class EsdbEventStore implements EventStore {
     if (kept && kept.fold === snapshot.fold && kept.revision >= snapshot.revision) return;
     const stream = snapshotStreamOf(streamId);
     const data = { revision: String(snapshot.revision), fold: snapshot.fold, state: snapshot.state };
-    const result = await this.client.appendToStream(stream, jsonEvent({ type: SNAPSHOT_EVENT, data }), { expectedRevision: ANY });
+    const event = jsonEvent({ type: SNAPSHOT_EVENT, data });
+    const result = await this.onLeader(() => this.client.appendToStream(stream, event, { expectedRevision: ANY }));
     if (result.nextExpectedRevision === 0n) await this.client.setStreamMetadata(stream, { maxCount: SNAPSHOTS_KEPT });
   }
 
@@ -122,7 +122,11 @@ export class EsdbEventStore implements EventStore {
     return (await this.readRaw(streamId, options)).map(toRecorded);
   }
 
-  private async readRaw(streamId: string, options: ReadStreamOptions): Promise<EsdbStreamRecorded[]> {
+  private readRaw(streamId: string, options: ReadStreamOptions): Promise<EsdbStreamRecorded[]> {
+    return this.onLeader(() => this.readRawOnce(streamId, options));
+  }
+
+  private async readRawOnce(streamId: string, options: ReadStreamOptions): Promise<EsdbStreamRecorded[]> {
     const backwards = options.direction === 'backwards';
     const out: EsdbStreamRecorded[] = [];
     try {
@@ -147,7 +151,11 @@ export class EsdbEventStore implements EventStore {
    * exclusive (the server's fromPosition is inclusive). Because skipped events still count against the
    * server's maxCount, this pages until it has `maxCount` events or reaches the end of the log.
    */
-  async readAll(options: ReadAllOptions = {}): Promise<RecordedEvent[]> {
+  readAll(options: ReadAllOptions = {}): Promise<RecordedEvent[]> {
+    return this.onLeader(() => this.readAllOnce(options));
+  }
+
+  private async readAllOnce(options: ReadAllOptions): Promise<RecordedEvent[]> {
     const backwards = options.direction === 'backwards';
     const want = options.maxCount ?? DEFAULT_READ_ALL_MAX;
     const out: RecordedEvent[] = [];
@@ -237,6 +245,22 @@ export class EsdbEventStore implements EventStore {
 
   async close(): Promise<void> {
     await this.client.dispose();
+  }
+
+  /**
+   * The call, and once more if the node answered NotLeader (a leader change, or a connection to a
+   * follower): the client has by then dropped its channel and connects to the leader the follower
+   * named on the next call. A second refusal goes to the caller (UNAVAILABLE, store-unavailable.ts).
+   */
+  private async onLeader<T>(call: () => Promise<T>): Promise<T> {
+    try {
+      return await call();
+    } catch (err) {
+      if (!(err instanceof NotLeaderError)) throw err;
+      // The client resets its channel in a promise of its own (Client.handleError): let it run first.
+      await new Promise((resolve) => setImmediate(resolve));
+      return call();
+    }
   }
 }
 

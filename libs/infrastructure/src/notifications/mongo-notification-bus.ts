@@ -1,4 +1,7 @@
-import { MongoClient, MongoServerError, ObjectId, type Collection, type FindCursor, type WithId } from 'mongodb';
+import { Logger } from '@nestjs/common';
+import { MongoServerError, ObjectId, type Collection, type FindCursor, type WithId } from 'mongodb';
+import { leaseMongoClient } from '../stores/mongo-client';
+import { type BackoffOptions, backoffDelay, DEFAULT_BACKOFF, describeError } from '../projection/supervisor';
 import { Listeners, type Listener } from './listeners';
 import {
   encodeNotification,
@@ -18,6 +21,14 @@ export interface MongoNotificationBusOptions {
   maxDocuments?: number;
   /** How long one getMore of the tailable cursor waits for data on the server. Default 1000 ms. */
   maxAwaitTimeMS?: number;
+}
+
+export interface MongoNotificationBusTuning {
+  maxAwaitTimeMS: number;
+  /** Pauses between attempts while the server cannot be reached. Default DEFAULT_BACKOFF. */
+  backoff?: BackoffOptions;
+  /** Told of each fault the tail recovers from (a log line); defaults to a warning in the log. */
+  onFault?: (reason: string, attempt: number, delayMs: number) => void;
 }
 
 interface StoredNotification {
@@ -47,19 +58,28 @@ export class MongoNotificationBus implements NotificationBus {
   private lastSeen: string | undefined;
   private cursor: FindCursor<WithId<StoredNotification>> | undefined;
   private tailing: Promise<void> | undefined;
+  /** Ends the tail's pause between attempts early (close). */
+  private wake: (() => void) | undefined;
   private closed = false;
+  private readonly maxAwaitTimeMS: number;
+  private readonly onFault: (reason: string, attempt: number, delayMs: number) => void;
 
-  private constructor(
-    private readonly client: MongoClient,
+  /** `create` connects; tests hand in a collection that behaves as the driver's does. */
+  constructor(
+    /** Gives back the process's shared client (stores/mongo-client.ts). */
+    private readonly release: () => Promise<void>,
     private readonly collection: Collection<StoredNotification>,
-    private readonly maxAwaitTimeMS: number,
-  ) {}
+    private readonly tuning: MongoNotificationBusTuning,
+  ) {
+    this.maxAwaitTimeMS = tuning.maxAwaitTimeMS;
+    const logger = new Logger('notifications');
+    this.onFault = tuning.onFault ?? ((reason, attempt, delayMs) => logger.warn(`notification bus: ${reason}; tailing again in ${delayMs} ms (attempt ${attempt})`));
+  }
 
   static async create(options: MongoNotificationBusOptions): Promise<MongoNotificationBus> {
-    const client = new MongoClient(options.url);
-    await client.connect();
+    const lease = await leaseMongoClient(options.url);
     try {
-      const db = client.db(options.dbName);
+      const db = lease.client.db(options.dbName);
       const name = options.collection ?? '_notifications';
       try {
         await db.createCollection(name, { capped: true, size: options.sizeBytes ?? 64 * 1024 * 1024, max: options.maxDocuments ?? 10_000 });
@@ -70,9 +90,9 @@ export class MongoNotificationBus implements NotificationBus {
       const collection = db.collection<StoredNotification>(name);
       // A tailable cursor on an empty capped collection dies at once: keep one document in it.
       if ((await collection.estimatedDocumentCount()) === 0) await collection.insertOne({ _id: new ObjectId(), org: '', topic: '', body: '{}' });
-      return new MongoNotificationBus(client, collection, options.maxAwaitTimeMS ?? 1000);
+      return new MongoNotificationBus(lease.release, collection, { maxAwaitTimeMS: options.maxAwaitTimeMS ?? 1000 });
     } catch (error) {
-      await client.close();
+      await lease.release();
       throw error;
     }
   }
@@ -100,7 +120,10 @@ export class MongoNotificationBus implements NotificationBus {
     return {
       close: () => {
         if (listener.from !== null) this.waiting.get(listener.from)?.delete(listener);
-        if (this.listeners.delete(listener) && this.listeners.size === 0) void this.cursor?.close();
+        if (this.listeners.delete(listener) && this.listeners.size === 0) {
+          this.wake?.();
+          void this.cursor?.close().catch(() => undefined);
+        }
       },
     };
   }
@@ -145,26 +168,33 @@ export class MongoNotificationBus implements NotificationBus {
     this.waiting.clear();
     for (const waiting of [...this.syncs.values()]) for (const done of waiting) done();
     this.syncs.clear();
-    await this.cursor?.close();
+    this.wake?.();
+    await this.cursor?.close().catch(() => undefined);
     await this.tailing;
-    await this.client.close();
+    await this.release();
   }
 
   /**
    * One tailable cursor in natural (insertion) order from the oldest retained document. When the
    * server ends it (a trimmed position, a failover), it is reopened and skips to the last document
-   * already delivered; if that one was trimmed meanwhile, delivery resumes with what is left.
+   * already delivered; if that one was trimmed meanwhile, delivery resumes with what is left. A
+   * fault anywhere here (a server-selection timeout, a dropped connection) is reported and retried
+   * with backoff for as long as someone listens: this promise never rejects, since nothing awaits
+   * it (a rejection would be unhandled and end the process).
    */
   private async tail(): Promise<void> {
     let first = true;
+    let failures = 0;
     while (!this.closed && this.listeners.size > 0) {
-      let skipUntil = first ? undefined : this.lastSeen;
-      first = false;
-      if (skipUntil && !(await this.collection.findOne({ _id: ObjectId.createFromHexString(skipUntil) }, { projection: { _id: 1 } }))) skipUntil = undefined;
-      const cursor = this.collection.find({}, { tailable: true, awaitData: true, maxAwaitTimeMS: this.maxAwaitTimeMS, sort: { $natural: 1 } });
-      this.cursor = cursor;
+      let cursor: FindCursor<WithId<StoredNotification>> | undefined;
       try {
+        let skipUntil = first ? undefined : this.lastSeen;
+        if (skipUntil && !(await this.collection.findOne({ _id: ObjectId.createFromHexString(skipUntil) }, { projection: { _id: 1 } }))) skipUntil = undefined;
+        first = false;
+        cursor = this.collection.find({}, { tailable: true, awaitData: true, maxAwaitTimeMS: this.maxAwaitTimeMS, sort: { $natural: 1 } });
+        this.cursor = cursor;
         for await (const doc of cursor) {
+          failures = 0;
           if (this.closed || this.listeners.size === 0) break;
           const id = doc._id.toHexString();
           if (skipUntil !== undefined) {
@@ -173,14 +203,29 @@ export class MongoNotificationBus implements NotificationBus {
           }
           this.see(id, doc);
         }
-      } catch {
-        // A closed cursor ends the loop below; anything else (a dropped connection) retries after a pause.
-        if (!this.closed && this.listeners.size > 0) await new Promise((resolve) => setTimeout(resolve, 200));
+      } catch (error) {
+        // A cursor closed by close() or the last subscriber ends the loop; anything else is a fault.
+        if (this.closed || this.listeners.size === 0) break;
+        failures++;
+        const delayMs = backoffDelay(failures, this.tuning.backoff ?? DEFAULT_BACKOFF);
+        this.onFault(describeError(error), failures, delayMs);
+        await this.pause(delayMs);
       } finally {
-        await cursor.close();
         this.cursor = undefined;
+        await cursor?.close().catch(() => undefined);
       }
     }
+  }
+
+  private async pause(ms: number): Promise<void> {
+    await new Promise<void>((resolve) => {
+      const timer = setTimeout(resolve, ms);
+      this.wake = () => {
+        clearTimeout(timer);
+        resolve();
+      };
+    });
+    this.wake = undefined;
   }
 
   private see(id: string, doc: WithId<StoredNotification>): void {

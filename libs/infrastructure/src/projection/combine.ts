@@ -14,12 +14,14 @@ export function combineProjections(name: string, version: number, parts: readonl
   }
   // Each collection has one writer part, whose List indexes it keeps.
   const listIndexes = Object.assign({}, ...parts.map((part) => part.listIndexes ?? {})) as NonNullable<Projection['listIndexes']>;
+  const crossOrgIndexes = Object.assign({}, ...parts.map((part) => part.crossOrgIndexes ?? {})) as NonNullable<Projection['crossOrgIndexes']>;
   return {
     name,
     version,
     collections: [...new Set(parts.flatMap((part) => part.collections))],
     indexes,
     listIndexes,
+    crossOrgIndexes,
     handle: (event) => parts.flatMap((part) => part.handle(event)),
   };
 }

@@ -28,6 +28,8 @@ export interface Projection {
   indexes: Record<string, string[]>;
   /** Per collection, how its Lists read (ReadStore.ensureIndexes' `list`). */
   listIndexes?: Record<string, ListIndexes>;
+  /** Per collection (one that `indexes` names), paths looked up across organizations (ReadStore.ensureIndexes' `crossOrg`). */
+  crossOrgIndexes?: Record<string, string[]>;
   handle(event: ProjectedEvent): WriteOp[];
 }
 

@@ -135,7 +135,7 @@ export class Projector {
     if (!this.indexed) {
       for (const projection of this.projections) {
         for (const [collection, paths] of Object.entries(projection.indexes)) {
-          await this.reads.ensureIndexes(collection, paths, projection.listIndexes?.[collection]);
+          await this.reads.ensureIndexes(collection, paths, projection.listIndexes?.[collection], projection.crossOrgIndexes?.[collection]);
         }
       }
       this.indexed = true;

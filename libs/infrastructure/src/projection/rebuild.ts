@@ -66,7 +66,7 @@ export async function rebuildProjection(
   // built once at the end instead of maintained row by row).
   for (const physical of Object.values(collections)) await reads.beginBulk(physical);
   for (const [logical, paths] of Object.entries(projection.indexes)) {
-    await reads.ensureIndexes(collections[logical] ?? logical, paths, projection.listIndexes?.[logical]);
+    await reads.ensureIndexes(collections[logical] ?? logical, paths, projection.listIndexes?.[logical], projection.crossOrgIndexes?.[logical]);
   }
   let after: Position = START;
   let count = 0;

@@ -5,7 +5,9 @@
  * `_parked`, `_meta`, `_aliases`, `_retired` (swapped-out collections waiting to be dropped).
  */
 import {
-  MongoClient,
+  type AnyBulkWriteOperation,
+  MongoBulkWriteError,
+  type MongoClient,
   MongoServerError,
   type ClientSession,
   type Collection,
@@ -16,6 +18,7 @@ import {
   type UpdateFilter,
 } from 'mongodb';
 import { positionFromString, positionToString, type Position } from '../event-store/event-store.port';
+import { leaseMongoClient } from '../stores/mongo-client';
 import type {
   CheckpointRecord,
   Doc,
@@ -90,11 +93,12 @@ export class MongoReadStore implements ReadStore {
   private aliasesLoadedAt = 0;
   private aliasLoad: Promise<void> | null = null;
   /** Collections in a bulk load (beginBulk .. endBulk) -> paths (and list order) declared meanwhile, indexed at the end. */
-  private readonly bulk = new Map<string, { paths: Set<string>; list?: ListIndexes }>();
+  private readonly bulk = new Map<string, { paths: Set<string>; list?: ListIndexes; crossOrg: Set<string> }>();
   private retireTimer: NodeJS.Timeout | null = null;
 
-  private constructor(
-    private readonly client: MongoClient,
+  /** `create` connects; tests hand in a session source and a Db that behave as the driver's. */
+  constructor(
+    private readonly lease: { client: Pick<MongoClient, 'startSession'>; release(): Promise<void> },
     private readonly db: Db,
     /** Replica set or mongos: commits run in a transaction. A standalone server uses position guards. */
     private transactions: boolean,
@@ -106,18 +110,17 @@ export class MongoReadStore implements ReadStore {
   }
 
   static async create(options: MongoReadStoreOptions): Promise<MongoReadStore> {
-    const client = new MongoClient(options.url);
-    await client.connect();
+    const lease = await leaseMongoClient(options.url);
     try {
-      const db = client.db(options.dbName);
+      const db = lease.client.db(options.dbName);
       const hello = await db.admin().command({ hello: 1 });
       const transactions = typeof hello.setName === 'string' || hello.msg === 'isdbgrid';
-      const store = new MongoReadStore(client, db, transactions);
+      const store = new MongoReadStore(lease, db, transactions);
       // Retirements a stopped process left due (its timer went with it).
       await store.dropRetired();
       return store;
     } catch (err) {
-      await client.close();
+      await lease.release();
       throw err;
     }
   }
@@ -141,26 +144,47 @@ export class MongoReadStore implements ReadStore {
     };
   }
 
-  findByIds(keys: readonly DocKey[]): Promise<Array<Doc | null>> {
-    return Promise.all(keys.map((k) => this.collection(k.collection).findOne({ _id: k.id })));
+  /** One `$in` query per collection, concurrently, instead of one round trip per key. */
+  async findByIds(keys: readonly DocKey[]): Promise<Array<Doc | null>> {
+    const byCollection = new Map<string, Set<string>>();
+    for (const key of keys) {
+      let ids = byCollection.get(key.collection);
+      if (!ids) byCollection.set(key.collection, (ids = new Set()));
+      ids.add(key.id);
+    }
+    const found = new Map<string, Map<string, Doc>>();
+    await Promise.all(
+      [...byCollection].map(async ([name, ids]) => {
+        const coll = await this.physicalCollection(name);
+        const docs = await coll.find({ _id: { $in: [...ids] } }).toArray();
+        found.set(name, new Map(docs.map((doc) => [doc._id, doc])));
+      }),
+    );
+    return keys.map((key) => found.get(key.collection)?.get(key.id) ?? null);
   }
 
-  async ensureIndexes(collection: string, paths: string[], list?: ListIndexes): Promise<void> {
+  async ensureIndexes(collection: string, paths: string[], list?: ListIndexes, crossOrg: readonly string[] = []): Promise<void> {
     const deferred = this.bulk.get(collection);
     if (deferred) {
       // Built once the documents are in (endBulk), instead of maintained document by document.
       for (const path of paths) deferred.paths.add(path);
+      for (const path of crossOrg) deferred.crossOrg.add(path);
       if (list) deferred.list = list;
       return;
     }
     const coll = await this.physicalCollection(collection);
+    const across = new Set(crossOrg);
     // A List's equality paths continue with its order (see the port); an index declared earlier
     // without it stays until the collection is rebuilt, and MongoDB picks the better one.
-    for (const path of new Set([...paths, ...(list?.paths ?? [])])) {
+    for (const path of new Set([...paths, ...(list?.paths ?? []), ...across])) {
       if (path === '_org') continue;
       const rest = list?.paths.includes(path) ? list.order.filter((k) => k.path !== path).map((k) => [k.path, k.direction]) : [];
-      await coll.createIndex({ _org: 1, [path]: 1, ...Object.fromEntries(rest) });
+      const lead = across.has(path) ? { [path]: 1, _org: 1 } : { _org: 1, [path]: 1 };
+      await coll.createIndex({ ...lead, ...Object.fromEntries(rest) });
     }
+    // The unfiltered List: one organization in its default order, read one page at a time instead
+    // of sorting the whole organization for every page.
+    if (list && list.order.length > 0) await coll.createIndex({ _org: 1, ...Object.fromEntries(list.order.map((k) => [k.path, k.direction])) });
     await coll.createIndex({ _org: 1, _id: 1 });
   }
 
@@ -179,7 +203,7 @@ export class MongoReadStore implements ReadStore {
         // a redelivery after a failure between them re-applies nothing.
         for (const part of transactionParts(batches, MAX_TRANSACTION_OPS)) {
           await this.inTransaction(async (session) => {
-            for (const op of part.ops) await this.applyInTransaction(op, session);
+            for (const [name, ops] of byCollection(part.ops)) await this.applyInTransaction(name, ops, session);
             for (const [name, position] of part.checkpoints) await this.setCheckpoint(name, position, session);
           });
         }
@@ -190,7 +214,7 @@ export class MongoReadStore implements ReadStore {
       }
     }
     for (const batch of batches) {
-      for (const op of batch.ops) await this.applyGuarded(op);
+      for (const [name, ops] of byCollection(batch.ops)) await this.applyGuarded(name, ops);
       await this.setCheckpoint(batch.checkpoint, batch.position); // last: a crash before it means redelivery, which the guards absorb
     }
   }
@@ -201,44 +225,72 @@ export class MongoReadStore implements ReadStore {
     if (this.aliases.has(physical) || [...this.aliases.values()].includes(physical)) {
       throw new Error(`collection '${physical}' is served under an alias; a bulk load needs a fresh physical collection`);
     }
-    if (!this.bulk.has(physical)) this.bulk.set(physical, { paths: new Set() });
+    if (!this.bulk.has(physical)) this.bulk.set(physical, { paths: new Set(), crossOrg: new Set() });
   }
 
   async endBulk(physical: string): Promise<void> {
     const deferred = this.bulk.get(physical);
     if (!deferred) return;
     this.bulk.delete(physical);
-    await this.ensureIndexes(physical, [...deferred.paths], deferred.list);
+    await this.ensureIndexes(physical, [...deferred.paths], deferred.list, [...deferred.crossOrg]);
   }
 
-  /** Inside a transaction a failed upsert would abort everything, so read the position first. */
-  private async applyInTransaction(op: WriteOp, session: ClientSession): Promise<void> {
-    const coll = await this.physicalCollection(op.collection);
-    if (op.op === 'delete') {
-      await coll.deleteOne({ _id: op.id }, { session });
-    } else if (op.op === 'insert') {
-      await insertIfAbsent(coll, op.doc, session);
-    } else {
-      const current = await coll.findOne({ _id: op.id }, { session, projection: { _pos: 1 } });
-      if (current && typeof current._pos === 'number' && current._pos >= op.pos) return;
-      if (!current && !op.upsert) return;
-      await coll.updateOne({ _id: op.id }, withPos(op.update, op.pos), { session, upsert: op.upsert ?? false });
+  /**
+   * One collection's operations of a transaction, in order: one read of the positions the updates
+   * are guarded by (inside a transaction a failed upsert would abort everything, so the guard is
+   * evaluated here, not in the filter), then one ordered bulkWrite.
+   */
+  private async applyInTransaction(name: string, ops: readonly WriteOp[], session: ClientSession): Promise<void> {
+    const coll = await this.physicalCollection(name);
+    const updated = [...new Set(ops.flatMap((op) => (op.op === 'update' ? [op.id] : [])))];
+    /** Documents that exist, by id, with their `_pos` (null when they have none); as the operations before leave them. */
+    const positions = new Map<string, number | null>();
+    if (updated.length > 0) {
+      for (const doc of await coll.find({ _id: { $in: updated } }, { session, projection: { _pos: 1 } }).toArray()) {
+        positions.set(doc._id, typeof doc._pos === 'number' ? doc._pos : null);
+      }
     }
+    const models: AnyBulkWriteOperation<StoredDoc>[] = [];
+    for (const op of ops) {
+      if (op.op === 'delete') {
+        models.push({ deleteOne: { filter: { _id: op.id } } });
+        positions.delete(op.id);
+      } else if (op.op === 'insert') {
+        models.push(insertIfAbsent(op.doc));
+        if (!positions.has(op.doc._id)) positions.set(op.doc._id, null);
+      } else {
+        const current = positions.get(op.id);
+        if (current !== undefined && current !== null && current >= op.pos) continue;
+        if (current === undefined && !op.upsert) continue;
+        models.push({ updateOne: { filter: { _id: op.id }, update: withPos(op.update, op.pos), upsert: op.upsert ?? false } });
+        positions.set(op.id, op.pos);
+      }
+    }
+    if (models.length > 0) await coll.bulkWrite(models, { session, ordered: true });
   }
 
-  private async applyGuarded(op: WriteOp): Promise<void> {
-    const coll = await this.physicalCollection(op.collection);
-    if (op.op === 'delete') {
-      await coll.deleteOne({ _id: op.id });
-    } else if (op.op === 'insert') {
-      await insertIfAbsent(coll, op.doc);
-    } else {
+  /**
+   * One collection's operations without a transaction: one ordered bulkWrite whose updates carry
+   * their guard in the filter. A guard that filtered out a newer document makes its upsert insert
+   * the `_id` again (duplicate key): that operation is done (skipped), and the rest goes on.
+   */
+  private async applyGuarded(name: string, ops: readonly WriteOp[]): Promise<void> {
+    const coll = await this.physicalCollection(name);
+    const models = ops.map((op): AnyBulkWriteOperation<StoredDoc> => {
+      if (op.op === 'delete') return { deleteOne: { filter: { _id: op.id } } };
+      if (op.op === 'insert') return insertIfAbsent(op.doc);
       const guard: MongoFilter<StoredDoc> = { _id: op.id, $or: [{ _pos: { $exists: false } }, { _pos: { $lt: op.pos } }] };
+      return { updateOne: { filter: guard, update: withPos(op.update, op.pos), upsert: op.upsert ?? false } };
+    });
+    let from = 0;
+    while (from < models.length) {
       try {
-        await coll.updateOne(guard, withPos(op.update, op.pos), { upsert: op.upsert ?? false });
+        await coll.bulkWrite(models.slice(from), { ordered: true });
+        return;
       } catch (err) {
-        // The guard filtered out a document that is already newer, so the upsert tried to insert its _id again.
-        if (!(err instanceof MongoServerError && err.code === DUPLICATE_KEY)) throw err;
+        const failed = err instanceof MongoBulkWriteError ? [err.writeErrors].flat() : [];
+        if (failed.length !== 1 || failed[0].code !== DUPLICATE_KEY) throw err;
+        from += failed[0].index + 1;
       }
     }
   }
@@ -289,7 +341,8 @@ export class MongoReadStore implements ReadStore {
     for (const physical of Object.values(aliases)) await this.endBulk(physical); // a load still open goes live with its indexes
     await this.loadAliases(true);
     const previous = new Map(Object.keys(aliases).map((logical) => [logical, this.aliases.get(logical) ?? logical]));
-    // A rebuild that forgot ensureIndexes still serves queries with the old collection's indexes.
+    // A rebuild that forgot ensureIndexes still serves queries with the old collection's indexes;
+    // one that declared its own keeps just those (the old set may hold indexes no longer wanted).
     for (const [logical, physical] of Object.entries(aliases)) await this.copyIndexes(previous.get(logical) ?? logical, physical);
     const write = async (session?: ClientSession): Promise<void> => {
       const coll = this.db.collection<AliasDoc>('_aliases');
@@ -343,11 +396,8 @@ export class MongoReadStore implements ReadStore {
 
   async dropCollection(physical: string): Promise<void> {
     this.bulk.delete(physical);
-    try {
-      await this.db.dropCollection(physical);
-    } catch (err) {
-      if (!(err instanceof MongoServerError && err.code === NAMESPACE_NOT_FOUND)) throw err;
-    }
+    // Driver 7: a collection that does not exist answers false instead of throwing NamespaceNotFound.
+    await this.db.dropCollection(physical);
   }
 
   async putMeta(key: string, value: unknown): Promise<void> {
@@ -362,13 +412,13 @@ export class MongoReadStore implements ReadStore {
   async close(): Promise<void> {
     if (this.retireTimer) clearTimeout(this.retireTimer);
     this.retireTimer = null;
-    await this.client.close();
+    await this.lease.release();
   }
 
   // ---------------------------------------------------------------- helpers
 
   private async inTransaction(fn: (session: ClientSession) => Promise<void>): Promise<void> {
-    const session = this.client.startSession();
+    const session = this.lease.client.startSession();
     try {
       await session.withTransaction(() => fn(session));
     } finally {
@@ -399,15 +449,17 @@ export class MongoReadStore implements ReadStore {
 
   private async copyIndexes(from: string, to: string): Promise<void> {
     if (from === to) return;
-    let indexes: Document[];
+    if ((await this.secondaryIndexes(to)).length > 0) return;
+    for (const index of await this.secondaryIndexes(from)) await this.db.collection(to).createIndex(index.key as Record<string, 1 | -1>);
+  }
+
+  /** A collection's indexes but `_id_` (none for a collection that does not exist). */
+  private async secondaryIndexes(name: string): Promise<Document[]> {
     try {
-      indexes = await this.db.collection(from).indexes();
+      return (await this.db.collection(name).indexes()).filter((index) => index.name !== '_id_');
     } catch (err) {
-      if (err instanceof MongoServerError && err.code === NAMESPACE_NOT_FOUND) return;
+      if (err instanceof MongoServerError && err.code === NAMESPACE_NOT_FOUND) return [];
       throw err;
-    }
-    for (const index of indexes) {
-      if (index.name !== '_id_') await this.db.collection(to).createIndex(index.key as Record<string, 1 | -1>);
     }
   }
 }
@@ -427,9 +479,20 @@ function withPos(update: Update, pos: number): UpdateFilter<StoredDoc> {
 }
 
 /** `$setOnInsert` with upsert never fails on an existing `_id`, in or out of a transaction. */
-async function insertIfAbsent(coll: Collection<StoredDoc>, doc: StoredDoc, session?: ClientSession): Promise<void> {
+function insertIfAbsent(doc: Doc & { _id: string }): AnyBulkWriteOperation<StoredDoc> {
   const { _id, ...rest } = doc;
-  await coll.updateOne({ _id }, { $setOnInsert: rest as Partial<StoredDoc> }, { upsert: true, session });
+  return { updateOne: { filter: { _id }, update: { $setOnInsert: rest as Partial<StoredDoc> }, upsert: true } };
+}
+
+/** A part's operations by collection, each in its order (only one document's operations need ordering among themselves). */
+function byCollection(ops: readonly WriteOp[]): Map<string, WriteOp[]> {
+  const grouped = new Map<string, WriteOp[]>();
+  for (const op of ops) {
+    let list = grouped.get(op.collection);
+    if (!list) grouped.set(op.collection, (list = []));
+    list.push(op);
+  }
+  return grouped;
 }
 
 export interface TransactionPart {

@@ -97,15 +97,18 @@ export interface ReadStore {
   /**
    * Documents by `_id`, from any collections, in the order asked (null where there is none): the
    * check a request makes on every call (its credential and its access stamp) as one read. SQLite:
-   * one statement, one snapshot; MongoDB: one findOne per key, concurrently.
+   * one statement, one snapshot; MongoDB: one `$in` query per collection, concurrently.
    */
   findByIds(keys: readonly DocKey[]): Promise<Array<Doc | null>>;
   /**
    * Declares paths that queries filter and sort on, so the adapter can index or push them down.
    * `list` shapes the indexes for the collection's Lists (ListIndexes); left out, the one declared
-   * before stays. Idempotent.
+   * before stays. Every index leads with `_org` (every request reads one organization), except
+   * those of `crossOrg`: paths looked up across organizations (a webhook naming a chat workspace,
+   * not an organization), whose index leads with the path itself (then `_org`). Idempotent; a path
+   * once declared cross-organization stays so.
    */
-  ensureIndexes(collection: string, paths: string[], list?: ListIndexes): Promise<void>;
+  ensureIndexes(collection: string, paths: string[], list?: ListIndexes, crossOrg?: readonly string[]): Promise<void>;
   /**
    * Applies the ops in order and advances the checkpoint, atomically where the backend can
    * (SQLite: one transaction; MongoDB: a transaction, or position-guarded ops then the checkpoint last).

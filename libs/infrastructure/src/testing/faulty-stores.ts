@@ -224,8 +224,8 @@ export class FaultyReadStore implements ReadStore {
     return this.inner.findByIds(keys);
   }
 
-  ensureIndexes(collection: string, paths: string[], list?: ListIndexes): Promise<void> {
-    return this.inner.ensureIndexes(collection, paths, list);
+  ensureIndexes(collection: string, paths: string[], list?: ListIndexes, crossOrg?: readonly string[]): Promise<void> {
+    return this.inner.ensureIndexes(collection, paths, list, crossOrg);
   }
 
   async commit(batch: ProjectionBatch): Promise<void> {

@@ -1,5 +1,6 @@
 import type { ConnectionEvent } from '@svc/domain/connections/connection.decider';
 import { docId, type Projection } from '../../projection/projection';
+import { CHAT_TEAM_PATHS } from './chat-connections';
 
 /** Connections from the operator configuration; secrets stay sealed (references or ciphertext). */
 export const connectionsProjection: Projection = {
@@ -7,6 +8,8 @@ export const connectionsProjection: Projection = {
   version: 1,
   collections: ['connections'],
   indexes: { connections: ['name', 'connectionType', 'displayName'] },
+  // The chat webhook finds a delivery's connections by workspace, in whichever organization.
+  crossOrgIndexes: { connections: [...CHAT_TEAM_PATHS] },
   handle({ event, org, pos }) {
     const e = event as ConnectionEvent;
     switch (e.type) {

@@ -23,6 +23,8 @@ export const UNSAFE = 1;
 export const BOOL = 2;
 /** An explicit null: the column holds NULL for null and missing alike, so `$exists` must look at the JSON. */
 export const NULLV = 4;
+/** Declared, not seen on a document: looked up across organizations, so its index leads with the column, then `_org`. */
+export const CROSS_ORG = 8;
 
 export interface PathState {
   flags: number;
@@ -236,7 +238,21 @@ export class SchemaCache {
     const column = (key: string): string | undefined => (key === '_id' ? '_id' : coll.paths.get(key)?.column);
     const order = coll.list.paths.includes(path) ? coll.list.order : [];
     const rest = order.filter((k) => k.path !== path && column(k.path) !== undefined).map((k) => `${column(k.path)}${k.direction === -1 ? ' DESC' : ''}`);
-    return `CREATE INDEX IF NOT EXISTS ${quote(`ix:${physical}:${path}`)} ON ${coll.table} (${['_org', column(path), ...rest].join(', ')})`;
+    const lead = (coll.paths.get(path)?.flags ?? 0) & CROSS_ORG ? [column(path), '_org'] : ['_org', column(path)];
+    return `CREATE INDEX IF NOT EXISTS ${quote(`ix:${physical}:${path}`)} ON ${coll.table} (${[...lead, ...rest].join(', ')})`;
+  }
+
+  /** A declared path is from now on looked up across organizations too: its index leads with it. */
+  markCrossOrg(physical: string, coll: CollectionState, path: string): void {
+    const p = coll.paths.get(path);
+    if (!p || p.flags & CROSS_ORG) return;
+    p.flags |= CROSS_ORG;
+    this.stmt('UPDATE _rs_paths SET flags = ? WHERE coll = ? AND path = ?').run(p.flags, physical, path);
+    if (!this.hooks.indexesDeferred(physical)) {
+      this.db.exec(`DROP INDEX IF EXISTS ${quote(`ix:${physical}:${path}`)}`);
+      this.db.exec(this.pathIndex(physical, coll, path));
+    }
+    this.bump();
   }
 
   /** Sets how the collection's Lists read, rebuilding the path indexes (unless deferred by a bulk load). */
@@ -256,13 +272,14 @@ export class SchemaCache {
     for (const sql of this.indexDefinitions(physical, coll)) this.db.exec(sql);
   }
 
-  declarePath(physical: string, coll: CollectionState, path: string): void {
+  declarePath(physical: string, coll: CollectionState, path: string, crossOrg = false): void {
     const state = pathState(path, 0);
     // Existing documents decide the flags once; from then on every write maintains them.
     for (const text of this.stmt(`SELECT doc FROM ${coll.table}`, true).iterate()) {
       state.flags |= inspectPath(parseDoc(text as string), state.segs).flags;
       if (state.flags === (UNSAFE | BOOL | NULLV)) break;
     }
+    if (crossOrg) state.flags |= CROSS_ORG;
     const columns = this.db.prepare(`SELECT name FROM pragma_table_info(?)`).pluck().all(`c_${physical}`) as string[];
     if (!columns.includes(`p:${path}`)) this.db.exec(`ALTER TABLE ${coll.table} ADD COLUMN ${state.column}`);
     // For scalars json_extract returns exactly what inspectPath writes (booleans as 1/0, null as NULL).

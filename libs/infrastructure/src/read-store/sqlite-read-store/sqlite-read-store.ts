@@ -34,7 +34,7 @@ import { CollectionReads, pointId, type QueryPlan } from './collection-reads';
 import { DocumentRows } from './document-rows';
 import { registerFilterFunctions } from './filter-functions';
 import { PlannerStatistics } from './planner-statistics';
-import { createSchemaTables, encodeListIndexes, isDeclarablePath, parseDoc, SchemaCache } from './schema-cache';
+import { createSchemaTables, CROSS_ORG, encodeListIndexes, isDeclarablePath, parseDoc, SchemaCache } from './schema-cache';
 import { StatementCache } from './statements';
 import { Transactions } from './transactions';
 
@@ -144,25 +144,32 @@ export class SqliteReadStore implements ReadStore {
 
   // ---------------------------------------------------------------- port: writes
 
-  async ensureIndexes(collection: string, paths: string[], list?: ListIndexes): Promise<void> {
+  async ensureIndexes(collection: string, paths: string[], list?: ListIndexes, crossOrg: readonly string[] = []): Promise<void> {
     // The list order's paths are declared first, so the path indexes made next already continue with them.
     const listed: ListIndexes | undefined = list && {
       order: list.order.filter((k) => k.path === '_id' || isDeclarablePath(k.path)),
       paths: list.paths.filter(isDeclarablePath),
     };
-    const wanted = [...new Set([...(listed?.order ?? []).map((k) => k.path).filter((p) => p !== '_id'), ...(listed?.paths ?? []), ...paths])].filter(isDeclarablePath);
+    const across = new Set(crossOrg.filter(isDeclarablePath));
+    const wanted = [...new Set([...(listed?.order ?? []).map((k) => k.path).filter((p) => p !== '_id'), ...(listed?.paths ?? []), ...paths, ...across])].filter(isDeclarablePath);
     const listText = listed && encodeListIndexes(listed);
     let physical = this.schema.physical(collection);
     const done = this.tx.read(() => {
       physical = this.schema.physical(collection);
       const coll = this.schema.collection(physical);
-      return coll !== undefined && wanted.every((p) => coll.paths.has(p)) && (listed === undefined || encodeListIndexes(coll.list) === listText);
+      return (
+        coll !== undefined &&
+        wanted.every((p) => coll.paths.has(p)) &&
+        [...across].every((p) => ((coll.paths.get(p)?.flags ?? 0) & CROSS_ORG) !== 0) &&
+        (listed === undefined || encodeListIndexes(coll.list) === listText)
+      );
     });
     if (!done) {
       this.tx.write(() => {
         physical = this.schema.physical(collection);
         const coll = this.schema.ensureTable(physical);
-        for (const path of wanted) if (!coll.paths.has(path)) this.schema.declarePath(physical, coll, path);
+        for (const path of wanted) if (!coll.paths.has(path)) this.schema.declarePath(physical, coll, path, across.has(path));
+        for (const path of across) this.schema.markCrossOrg(physical, coll, path);
         if (listed !== undefined && encodeListIndexes(coll.list) !== listText) this.schema.setListIndexes(physical, coll, listed);
       });
     }
@@ -241,7 +248,7 @@ export class SqliteReadStore implements ReadStore {
         const target = this.schema.ensureTable(physical); // an empty rebuild still replaces the old data
         // Carry the declarations over, so a rebuild that forgot ensureIndexes keeps its pushdown.
         const old = this.schema.collection(before);
-        if (old) for (const path of old.paths.keys()) if (!target.paths.has(path)) this.schema.declarePath(physical, target, path);
+        if (old) for (const [path, p] of old.paths) if (!target.paths.has(path)) this.schema.declarePath(physical, target, path, (p.flags & CROSS_ORG) !== 0);
         // A bulk load still open (endBulk forgotten) gets its indexes and statistics before it goes
         // live; a collection loaded without one gets statistics when it has outgrown its last ones.
         const rows = this.bulk.has(physical) ? this.bulk.finish(physical) : this.statistics.analyzeIfOutgrown(physical, target);
