@@ -13,6 +13,7 @@ import { sessionSpec } from '@svc/domain/sessions/session.resource';
 import { sessionNameOf } from '@svc/domain/sessions/session.decider';
 import {
   chatConnectionOf,
+  chatMessageOccasion,
   checkChatInvocation,
   checkInvokeArms,
   idempotencyOccasion,
@@ -21,10 +22,12 @@ import {
   seedActivity,
   type ChatContext,
   type SessionOrigin,
+  workspaceOrganization,
 } from '@svc/domain/triggers/invocation';
 import { triggerSpec } from '@svc/domain/triggers/trigger.resource';
 import { READ_STORE } from '@svc/infrastructure/nest/tokens';
 import type { ReadStore } from '@svc/infrastructure/read-store/read-store.port';
+import { chatConnectionsOfWorkspace } from '../chat/workspace-connections';
 import { ResourceReferences } from '../resource-kit/references';
 import { SessionCommands } from '../sessions/session-commands';
 
@@ -35,7 +38,7 @@ export interface Invocation {
   idempotencyKey?: string;
   /** AIP-155 request_id of the API call: a retry names the same session. */
   requestId?: string;
-  /** An occasion the caller derives (the dispatcher: the chat delivery's event id); wins over the others. */
+  /** An occasion the caller derives; wins over the others (a chat message is its own occasion). */
   occasion?: string;
 }
 
@@ -45,9 +48,20 @@ export class TriggerInvocations {
 
   constructor(
     private readonly sessions: SessionCommands,
-    @Inject(READ_STORE) reads: ReadStore,
+    @Inject(READ_STORE) private readonly reads: ReadStore,
   ) {
     this.references = new ResourceReferences(reads);
+  }
+
+  /**
+   * The chat arm sent with machine credentials (`actor.org` empty): the organization is the one
+   * whose chat connection belongs to the context's workspace; then the call is judged as any other.
+   */
+  async invokeForWorkspace(actor: Actor, invocation: Invocation): Promise<{ trigger: JsonObject; session: string }> {
+    const chat = invocation.chat ?? {};
+    const connections = chat.teamId ? await chatConnectionsOfWorkspace(this.reads, chat.teamId) : [];
+    const org = workspaceOrganization(chat, connections.map((c) => String(c._org)));
+    return this.invoke({ ...actor, org }, invocation);
   }
 
   /** The trigger (response shape) and the name of the session the invocation started or found. */
@@ -65,7 +79,7 @@ export class TriggerInvocations {
     }
     const agent = String(trigger.agent);
     const now = Date.parse(actor.now);
-    let occasion = invocation.occasion;
+    let occasion = invocation.occasion ?? (origin.chat && chatMessageOccasion(origin.chat));
     const key = invocation.idempotencyKey;
     if (occasion === undefined && key) {
       origin.idempotencyKey = key;
