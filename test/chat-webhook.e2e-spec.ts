@@ -1,3 +1,4 @@
+import { createEventStore } from '@svc/infrastructure/event-store';
 import { chatSignature } from '@svc/infrastructure/integrations/chat/signature';
 import { ALICE, CHATOPS_SIGNING_SECRET, type Credentials, MACHINE, Stack, TEST_CONFIG_WITH_CHATOPS } from './support/harness';
 
@@ -174,6 +175,23 @@ describe('chat webhook (HandleChatEvent)', () => {
     const broadcast = await deliver(message('also in channel', { subtype: 'thread_broadcast', thread_ts: '1690000000.000009' }));
     expect(fired(broadcast)).toEqual(['triggers/deploys-posted', 'triggers/deploys-top-level']);
     expect((await session(broadcast.body.dispatched[0].session ?? '')).origin?.chat?.threadTs).toBe('1690000000.000009');
+  });
+
+  it('a message does not start an agent that is off: the trigger reports and records the skip', async () => {
+    expect((await stack.rpc(`${A}/CreateAgent`, { agent_id: 'sleeper', agent: { state: 'AGENT_STATE_OFF' } })).status).toBe(200);
+    expect((await stack.rpc(`${T}/CreateTrigger`, { trigger_id: 'random-asleep', trigger: { agent: 'agents/sleeper', configuration: { chat_message_posted: { chat_connection: 'connections/chatops', channels: ['#random'] } } } })).status).toBe(200);
+    const res = await deliver(message('anyone there?', { channel: 'C103' }));
+    expect(res.body.dispatched).toEqual([
+      { trigger: 'triggers/random-asleep', error: { status: 'FAILED_PRECONDITION', message: expect.stringMatching(/agents\/sleeper is AGENT_STATE_OFF/) } },
+    ]);
+    expect((await stack.rpc<{ sessions: Session[] }>(`${A}/ListSessions`, { parent: 'agents/sleeper' })).body.sessions).toEqual([]);
+    const store = createEventStore({ SVC_DATA_DIR: stack.dataDir });
+    try {
+      const events = await store.readStream('triggerfire-acme:triggers/random-asleep');
+      expect(events.map((e) => [e.type, (e.data as { source: string }).source, (e.data as { reason: string }).reason])).toEqual([['TriggerOccasionSkipped', 'chat', 'AGENT_STATE_OFF']]);
+    } finally {
+      await store.close();
+    }
   });
 
   describe('InvokeTrigger with machine credentials (the integrations server dispatching)', () => {
