@@ -98,6 +98,7 @@ describe('authentication: Bearer, Svc-Workload, Svc-Session (api and projector a
       expect(res.body).toEqual({
         identity: { actor: 'users/alice', subject: 'users/alice', organization: 'acme', session: '' },
         evidence: { authenticator: 'bearer', provider: '', externalIdentity: 'alice' },
+        permissions: expect.arrayContaining(['ROLES_WRITE', 'AGENTS_WRITE']),
       });
       // Alice's roles (admin) come with her: she may write.
       const created = await rpc(`${NOTES}/CreateNote`, { note_id: 'by-bearer', note: { display_name: 'from the IdP' } }, `Bearer ${await idpToken({ sub: 'alice' })}`);
@@ -225,6 +226,8 @@ describe('authentication: Bearer, Svc-Workload, Svc-Session (api and projector a
       expect(res.body).toEqual({
         identity: { actor: 'service-accounts/agents', subject: 'agents/triage', organization: 'acme', session: S1 },
         evidence: { authenticator: 'session', provider: TEST_WORKLOAD.issuer, externalIdentity: 'runner-1' },
+        // The agent service identity's keys (permissions.md), and no others.
+        permissions: ['AGENTS_WRITE', 'INDICATORS_WRITE', 'INVESTIGATIONS_WRITE', 'KNOWLEDGE_WRITE'],
       });
     });
 

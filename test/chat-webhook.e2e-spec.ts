@@ -1,3 +1,4 @@
+import { createEventStore } from '@svc/infrastructure/event-store';
 import { chatSignature } from '@svc/infrastructure/integrations/chat/signature';
 import { ALICE, CHATOPS_SIGNING_SECRET, type Credentials, MACHINE, Stack, TEST_CONFIG_WITH_CHATOPS } from './support/harness';
 
@@ -121,7 +122,8 @@ describe('chat webhook (HandleChatEvent)', () => {
     expect(fired(res)).toEqual(['triggers/deploys-posted', 'triggers/deploys-top-level']);
     const started = await session(res.body.dispatched.find((d) => d.trigger === 'triggers/deploys-posted')?.session ?? '');
     expect(started.name).toMatch(/^agents\/bot\/sessions\//);
-    expect(started.origin?.chat).toMatchObject({ chatConnection: 'connections/chatops', teamId: 'T002', channelName: '#deploys', channelId: 'C102', userId: 'U42', text: 'deploying now' });
+    // A person's mention is part of what was said: only bot and user-group mentions are stripped.
+    expect(started.origin?.chat).toMatchObject({ chatConnection: 'connections/chatops', teamId: 'T002', channelName: '#deploys', channelId: 'C102', userId: 'U42', text: 'deploying <@U0OTHER> now' });
     expect(started.origin?.chat?.threadTs).toBe(started.origin?.chat?.eventTs);
     // A disabled trigger (#ops) and a channel no trigger lists fire nothing.
     expect(fired(await deliver(message('hi', { channel: 'C101' })))).toEqual([]);
@@ -157,8 +159,78 @@ describe('chat webhook (HandleChatEvent)', () => {
     expect(sessions.filter((s) => s.name === first.body.dispatched[0].session)).toHaveLength(1);
   });
 
-  it('ignores the bot’s own posts and message edits', async () => {
+  it('ignores the bot’s own posts, bot messages, edits and deletions', async () => {
     expect(fired(await deliver(message('from the bot', { bot_id: 'B1' })))).toEqual([]);
+    expect(fired(await deliver(message('from a bot', { subtype: 'bot_message', bot_id: 'B2' })))).toEqual([]);
+    expect(fired(await deliver(message('an integration', { subtype: 'bot_message' })))).toEqual([]);
     expect(fired(await deliver(message('edited', { subtype: 'message_changed' })))).toEqual([]);
+    expect(fired(await deliver(message('', { subtype: 'message_deleted' })))).toEqual([]);
+    expect(fired(await deliver(message('joined', { subtype: 'channel_join' })))).toEqual([]);
+  });
+
+  it('ordinary message subtypes fire: a file share, a /me message, and a thread reply also sent to the channel', async () => {
+    expect(fired(await deliver(message('the log', { subtype: 'file_share', files: [{ id: 'F1' }] })))).toEqual(['triggers/deploys-posted', 'triggers/deploys-top-level']);
+    expect(fired(await deliver(message('is deploying', { subtype: 'me_message' })))).toEqual(['triggers/deploys-posted', 'triggers/deploys-top-level']);
+    // A broadcast reply is in the channel too, so it fires the trigger that skips thread replies; the session answers in its thread.
+    const broadcast = await deliver(message('also in channel', { subtype: 'thread_broadcast', thread_ts: '1690000000.000009' }));
+    expect(fired(broadcast)).toEqual(['triggers/deploys-posted', 'triggers/deploys-top-level']);
+    expect((await session(broadcast.body.dispatched[0].session ?? '')).origin?.chat?.threadTs).toBe('1690000000.000009');
+  });
+
+  it('a message does not start an agent that is off: the trigger reports and records the skip', async () => {
+    expect((await stack.rpc(`${A}/CreateAgent`, { agent_id: 'sleeper', agent: { state: 'AGENT_STATE_OFF' } })).status).toBe(200);
+    expect((await stack.rpc(`${T}/CreateTrigger`, { trigger_id: 'random-asleep', trigger: { agent: 'agents/sleeper', configuration: { chat_message_posted: { chat_connection: 'connections/chatops', channels: ['#random'] } } } })).status).toBe(200);
+    const res = await deliver(message('anyone there?', { channel: 'C103' }));
+    expect(res.body.dispatched).toEqual([
+      { trigger: 'triggers/random-asleep', error: { status: 'FAILED_PRECONDITION', message: expect.stringMatching(/agents\/sleeper is AGENT_STATE_OFF/) } },
+    ]);
+    expect((await stack.rpc<{ sessions: Session[] }>(`${A}/ListSessions`, { parent: 'agents/sleeper' })).body.sessions).toEqual([]);
+    const store = createEventStore({ SVC_DATA_DIR: stack.dataDir });
+    try {
+      const events = await store.readStream('triggerfire-acme:triggers/random-asleep');
+      expect(events.map((e) => [e.type, (e.data as { source: string }).source, (e.data as { reason: string }).reason])).toEqual([['TriggerOccasionSkipped', 'chat', 'AGENT_STATE_OFF']]);
+    } finally {
+      await store.close();
+    }
+  });
+
+  describe('InvokeTrigger with machine credentials (the integrations server dispatching)', () => {
+    const invoke = (body: Record<string, unknown>, as: Credentials = MACHINE) => stack.rpc<{ trigger: { name: string }; session: string }>(`${T}/InvokeTrigger`, body, as);
+    const chat = { team_id: 'T002', channel_name: 'Deploys', event_ts: '1700100000.000100', user_id: 'U42', text: 'ship it' };
+    const expectError = (res: { status: number; body: unknown }, status: string, message: RegExp) =>
+      expect(res.body).toMatchObject({ error: { status, message: expect.stringMatching(message) } });
+
+    it('starts a session in the workspace’s organization, as the agent service identity, with the channel resolved', async () => {
+      const res = await invoke({ name: 'triggers/deploys-posted', chat });
+      expect(res.status).toBe(200);
+      expect(res.body.trigger.name).toBe('triggers/deploys-posted');
+      const started = await session(res.body.session);
+      expect(started.name).toMatch(/^agents\/bot\/sessions\//);
+      expect(started.origin?.chat).toMatchObject({ chatConnection: 'connections/chatops', teamId: 'T002', channelName: '#deploys', channelId: 'C102', threadTs: chat.event_ts, text: 'ship it' });
+      // The same message delivered through the webhook (or invoked again) finds that session.
+      const delivered = await deliver({ type: 'event_callback', team_id: 'T002', event: { type: 'message', channel: 'C102', user: 'U42', text: 'ship it', ts: chat.event_ts } });
+      expect(delivered.body.dispatched.find((d) => d.trigger === 'triggers/deploys-posted')?.session).toBe(res.body.session);
+      expect((await invoke({ name: 'triggers/deploys-posted', chat })).body.session).toBe(res.body.session);
+    });
+
+    it('is judged by the spec’s table, in order', async () => {
+      expect((await stack.rpc(`${T}/CreateTrigger`, { trigger_id: 'by-hand', trigger: { agent: 'agents/bot', configuration: { manual: {} } } })).status).toBe(200);
+      // Row 1 before every other: a non-chat trigger, whatever else is wrong.
+      expectError(await invoke({ name: 'triggers/by-hand', chat: { team_id: 'T002', chat_connection: 'connections/warehouse' } }), 'INVALID_ARGUMENT', /only by chat_message_posted and chat_agent_mentioned/);
+      // Row 2 before row 3: another connection, with no channel either.
+      expectError(await invoke({ name: 'triggers/deploys-posted', chat: { team_id: 'T002', chat_connection: 'connections/other' } }), 'PERMISSION_DENIED', /is not the connection of trigger/);
+      expectError(await invoke({ name: 'triggers/deploys-posted', chat: { team_id: 'T002' } }), 'INVALID_ARGUMENT', /channel_name is required/);
+      expectError(await invoke({ name: 'triggers/deploys-posted', chat: { ...chat, channel_name: '#ops' } }), 'PERMISSION_DENIED', /'#ops' is not one of the channels/);
+      expectError(await invoke({ name: 'triggers/triage-mentioned', chat: { ...chat, channel_name: 'general' } }), 'NOT_FOUND', /'#general' is not among the channels the bot/);
+    });
+
+    it('needs the workspace, may send only the chat arm, and opens nothing else; members stay refused', async () => {
+      expectError(await invoke({ name: 'triggers/deploys-posted', chat: { channel_name: '#deploys' } }), 'INVALID_ARGUMENT', /team_id is required with machine credentials/);
+      expectError(await invoke({ name: 'triggers/deploys-posted', chat: { ...chat, team_id: 'T404' } }), 'NOT_FOUND', /no chat connection belongs to workspace 'T404'/);
+      expectError(await invoke({ name: 'triggers/deploys-posted', message: 'hello' }), 'PERMISSION_DENIED', /machine credentials may send only the chat arm/);
+      expect((await invoke({ name: 'triggers/deploys-posted', chat }, { username: 'integrations', password: 'wrong' })).status).toBe(401);
+      expectError(await invoke({ name: 'triggers/deploys-posted', chat }, ALICE), 'PERMISSION_DENIED', /chat is the internal arm of InvokeTrigger/);
+      expect((await stack.rpc(`${T}/GetTrigger`, { name: 'triggers/deploys-posted' }, MACHINE)).status).toBe(401);
+    });
   });
 });

@@ -9,13 +9,38 @@ describe('identity: GetAuth and tenancy (api and projector as separate processes
     await stack.destroy();
   });
 
-  it('GetAuth returns exactly the identity and evidence of a member API key', async () => {
+  it('GetAuth returns exactly the identity, evidence and effective permission keys of a member API key', async () => {
     const res = await stack.request('GET', '/v1/auth', { as: ALICE });
     expect(res.status).toBe(200);
     expect(res.body).toEqual({
       identity: { actor: 'users/alice', subject: 'users/alice', organization: 'acme', session: '' },
       evidence: { authenticator: 'basic', provider: '', externalIdentity: '' },
+      // Admin holds every key (permissions.md), answered sorted.
+      permissions: [
+        'AGENTS_WRITE',
+        'BILLING_WRITE',
+        'CHANGE_MONITOR_WRITE',
+        'INDICATORS_WRITE',
+        'INTEGRATIONS_WRITE',
+        'INVESTIGATIONS_WRITE',
+        'KNOWLEDGE_WRITE',
+        'MEMBERS_WRITE',
+        'NOTIFICATIONS_PUBLISH',
+        'ROLES_WRITE',
+      ],
     });
+  });
+
+  it('GetAuth permissions are the union over the roles held now (spec part 1, "permissions field")', async () => {
+    const permissions = async () => (await stack.request<{ permissions: string[] }>('GET', '/v1/auth', { as: BOB })).body.permissions;
+    expect(await permissions()).toEqual([]);
+    const ROLES = 'svc.rbac.v1.RolesService';
+    expect((await stack.rpc(`${ROLES}/CreateRole`, { role_id: 'writer', role: { permissions: ['NOTIFICATIONS_PUBLISH', 'KNOWLEDGE_WRITE'] } }, ALICE)).status).toBe(200);
+    expect((await stack.rpc(`${ROLES}/CreateRole`, { role_id: 'agents', role: { permissions: ['KNOWLEDGE_WRITE', 'AGENTS_WRITE'] } }, ALICE)).status).toBe(200);
+    expect((await stack.rpc(`${ROLES}/AssignRoles`, { user: 'users/bob', roles: ['roles/writer', 'roles/agents'] }, ALICE)).status).toBe(200);
+    expect(await permissions()).toEqual(['AGENTS_WRITE', 'KNOWLEDGE_WRITE', 'NOTIFICATIONS_PUBLISH']);
+    expect((await stack.rpc(`${ROLES}/DeleteRole`, { name: 'roles/writer' }, ALICE)).status).toBe(200);
+    expect(await permissions()).toEqual(['AGENTS_WRITE', 'KNOWLEDGE_WRITE']);
   });
 
   it('a service account is the actor of its own key', async () => {

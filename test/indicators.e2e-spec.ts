@@ -177,6 +177,26 @@ describe('indicators v1 (svc.goals.v1.IndicatorsService, IndicatorRelationsServi
     expect(asRatio.status).toBe(400);
   });
 
+  it('UpdateIndicator accepts nested mask paths: query.engine_sql, query.connections, query.description change only what they name', async () => {
+    const before = (await get('indicators/checkout-availability')).body.indicator;
+    const narrower = RATIO_SQL.replace('COUNT(*)', 'COUNT(ts)');
+    const sql = await stack.rpc<{ indicator: Indicator }>(`${S}/UpdateIndicator`, {
+      indicator: { name: before.name, query: { engine_sql: narrower, connections: ['connections/ghost'], description: 'not in the mask' } },
+      update_mask: 'query.engine_sql',
+    });
+    expect(sql.status).toBe(200);
+    expect(sql.body.indicator.query).toMatchObject({ connections: before.query.connections, engineSql: narrower });
+    expect(sql.body.indicator.query.description).toBe(before.query.description);
+    const rest = await stack.request<{ indicator: Indicator }>('PATCH', `/v1/indicators/checkout-availability?update_mask=${encodeURIComponent('query.description,query.connections')}`, {
+      body: { query: { connections: ['connections/telemetry'], description: 'Checkout requests, by bucket' } },
+    });
+    expect(rest.status).toBe(200);
+    expect(rest.body.indicator.query).toMatchObject({ connections: ['connections/telemetry'], engineSql: narrower, description: 'Checkout requests, by bucket' });
+    const unknown = await stack.rpc<ErrorBody>(`${S}/UpdateIndicator`, { indicator: { name: before.name, query: {} }, update_mask: 'query.engine' });
+    expect(unknown.status).toBe(400);
+    expect(unknown.body.error.message).toMatch(/unknown field 'query.engine'/);
+  });
+
   it('relations: unique per (indicator, resource) among live ones, re-attach after detach, filters on resource', async () => {
     const first = await attach('indicators/queue-depth', 'agents/other-watch');
     expect(first.status).toBe(200);

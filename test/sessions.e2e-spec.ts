@@ -132,10 +132,19 @@ describe('sessions (svc.nxagent.v2.AgentService: session methods)', () => {
     expect((await rpc<ReadAnswer>('Read', { session: res.body.session })).body.status).toBe('STATUS_EXECUTING');
   });
 
-  it('Write rules: exactly one target, non-empty messages, each an Activity with exactly one variant', async () => {
+  it('Write with session set writes to that session whatever parent says (Write rule 1)', async () => {
+    await create({ session_id: 'both' });
+    const name = 'agents/triage/sessions/both';
+    const res = await rpc('Write', { session: name, parent: 'agents/other', messages: [user('to the session')] });
+    expect(res.body).toEqual({ session: name, sessionLength: 1 });
+    expect((await rpc<ReadAnswer>('Read', { session: name })).body.messages).toEqual([user('to the session')]);
+    expect(await listNames({ parent: 'agents/other' })).toEqual([]);
+  });
+
+  it('Write rules: a target, non-empty messages, each an Activity with exactly one variant', async () => {
     const name = 'agents/triage/sessions/s1';
-    expectError(await rpc('Write', { messages: [user('x')] }), 'INVALID_ARGUMENT', /exactly one of session and parent/);
-    expectError(await rpc('Write', { session: name, parent: 'agents/triage', messages: [user('x')] }), 'INVALID_ARGUMENT', /exactly one of session and parent/);
+    expectError(await rpc('Write', { messages: [user('x')] }), 'INVALID_ARGUMENT', /either session or parent must be set/);
+    expectError(await rpc('Write', { session: '', parent: '', messages: [user('x')] }), 'INVALID_ARGUMENT', /either session or parent must be set/);
     expectError(await rpc('Write', { session: name, messages: [] }), 'INVALID_ARGUMENT', /messages must not be empty/);
     expectError(await rpc('Write', { session: name, messages: [user('x'), { '@type': 'example.com/svc.nxagent.v1.Activity', user: { text: { text: 'x' } } }] }), 'INVALID_ARGUMENT', /messages\[1\] must have @type/);
     const both = { '@type': ACTIVITY, user: { text: { text: 'a' } }, assistant: { text: { text: 'b' } } };

@@ -218,4 +218,45 @@ describe('trigger reactors', () => {
       expect((await stack.rpc(ROWS, { table: 'orders', rows: [{ a: 1 }] }, ALICE)).status).toBe(200);
     });
   });
+
+  describe('an agent that is off', () => {
+    const skipped = async () => {
+      const env = { ...process.env, SVC_DATA_DIR: stack.dataDir, EVENTSTORE_URL: '', MONGODB_URL: '' };
+      const out = await new Promise<{ code: number; stdout: string }>((resolve) =>
+        execFile(process.execPath, [CLI_MAIN, 'events', '--type', 'TriggerOccasionSkipped', '--limit', '1000', '--json'], { env }, (error, stdout) =>
+          resolve({ code: error ? Number(error.code ?? 1) : 0, stdout }),
+        ),
+      );
+      if (out.code !== 0) return [];
+      return (JSON.parse(out.stdout) as { events: { stream: string; data: { source: string; reason: string; agent: string; occasion: string } }[] }).events;
+    };
+
+    it('is not started by cron, post-deploy or row triggers, which record the skip; turned on, it starts again, owing nothing', async () => {
+      expect((await stack.rpc(`${AGENTS}/CreateAgent`, { agent_id: 'dormant', agent: { prompt: 'Wake up.', state: 'AGENT_STATE_OFF' } })).status).toBe(200);
+      await createTrigger('dormant-cron', 'dormant', { cron: { schedule: '* * * * * *', timezone: 'UTC' } });
+      await createTrigger('dormant-deploy', 'dormant', { post_deploy: { repository: 'acme/quiet', environment: 'prod', sha: 'fedcba9', delay: '1s' } });
+      await createTrigger('dormant-rows', 'dormant', { row: { table_name: 'alarms', predicate: "level = 'high'", cooldown: '0s' } });
+      expect((await stack.rpc(`${DEPLOYMENTS}/CreateDeployment`, { deployment_id: 'quiet-1', deployment: { labels: { repository: 'acme/quiet', environment: 'prod', sha: 'fedcba9' } } })).status).toBe(200);
+      expect((await stack.rpc(`${DEPLOYMENTS}/UpdateDeploymentStatus`, { name: 'deployments/quiet-1', status: 'DEPLOYMENT_STATUS_SUCCESS' })).status).toBe(200);
+      expect((await stack.rpc(ROWS, { table: 'alarms', rows: [{ level: 'high' }] })).status).toBe(200);
+
+      const events = await eventually(async () => {
+        const found = (await skipped()).filter((e) => e.data.agent === 'agents/dormant');
+        return new Set(found.map((e) => e.data.source)).size === 3 ? found : undefined;
+      }, 20_000);
+      expect(events.every((e) => e.data.reason === 'AGENT_STATE_OFF')).toBe(true);
+      expect(new Set(events.map((e) => e.stream))).toEqual(new Set(['triggerfire-acme:triggers/dormant-cron', 'triggerfire-acme:triggers/dormant-deploy', 'triggerfire-acme:triggers/dormant-rows']));
+      // One skip per occasion, however many ticks came by.
+      expect(new Set(events.map((e) => e.data.occasion)).size).toBe(events.length);
+      expect(await sessionsOf('dormant')).toEqual([]);
+
+      const on = await stack.rpc<{ agent: { updateTime: string } }>(`${AGENTS}/UpdateAgent`, { agent: { name: 'agents/dormant', state: 'AGENT_STATE_ON' }, update_mask: 'state' });
+      expect(on.status).toBe(200);
+      const sessions = await countReaches('dormant', 1);
+      // Only cron occasions after the skips: a skipped occasion is never fired later.
+      const skippedOccasions = new Set((await skipped()).map((e) => e.data.occasion));
+      for (const s of sessions) expect(skippedOccasions.has(`cron|${occasionOf(s)}`)).toBe(false);
+      await setEnabled('dormant-cron', false);
+    });
+  });
 });

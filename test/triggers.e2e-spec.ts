@@ -81,6 +81,21 @@ describe('triggers (svc.triggers.v1.TriggersService)', () => {
     expectError(await create('nightly', { agent: 'agents/watcher', configuration: { manual: {} } }), 'ALREADY_EXISTS', /already exists/);
   });
 
+  it('an omitted delay or cooldown is 0s; channel names are normalized as the chat invoke context normalizes them', async () => {
+    const row = await create('rows-no-cooldown', { agent: 'agents/watcher', configuration: { row: { table_name: 'orders', predicate: 'amount > 1' } } });
+    expect(row.status).toBe(200);
+    expect(row.body.trigger.configuration).toEqual({ row: { tableName: 'orders', predicate: 'amount > 1', cooldown: '0s' } });
+    const deploy = await create('deploy-no-delay', { agent: 'agents/watcher', configuration: { post_deploy: { repository: 'acme/shop', environment: 'production', sha: 'abc1234' } } });
+    expect(deploy.status).toBe(200);
+    expect(deploy.body.trigger.configuration).toEqual({ postDeploy: { repository: 'acme/shop', environment: 'production', sha: 'abc1234', delay: '0s' } });
+    const posted = await create('ops-chat', { agent: 'agents/watcher', configuration: { chat_message_posted: { chat_connection: 'connections/chatops', channels: ['ops', '#Deploys'] } } });
+    expect(posted.status).toBe(200);
+    expect(posted.body.trigger.configuration).toEqual({ chatMessagePosted: { chatConnection: 'connections/chatops', channels: ['#ops', '#deploys'], includeThreadReplies: true } });
+    const mentioned = await create('ops-mention', { agent: 'agents/watcher', configuration: { chat_agent_mentioned: { chat_handle: 'connections/chatops/chat-handles/triage', channels: ['OPS'] } } });
+    expect(mentioned.body.trigger.configuration).toEqual({ chatAgentMentioned: { chatHandle: 'connections/chatops/chat-handles/triage', channels: ['#ops'] } });
+    for (const id of ['rows-no-cooldown', 'deploy-no-delay', 'ops-chat', 'ops-mention']) expect((await stack.rpc(`${T}/DeleteTrigger`, { name: `triggers/${id}` })).status).toBe(200);
+  });
+
   it('the agent must exist; configuration must hold exactly one known variant', async () => {
     expectError(await create('x1', { agent: 'agents/nobody', configuration: { manual: {} } }), 'INVALID_ARGUMENT', /agents\/nobody.*does not exist/);
     expectError(await create('x2', { configuration: { manual: {} } }), 'INVALID_ARGUMENT', /^agent is required/);
@@ -106,7 +121,8 @@ describe('triggers (svc.triggers.v1.TriggersService)', () => {
     ['a connection that is not a chat one', { chat_message_posted: { chat_connection: 'connections/warehouse', channels: ['#ops'] } }, /^configuration\.chat_message_posted\.chat_connection must name a chat connection/],
     ['a connection that does not exist', { chat_message_posted: { chat_connection: 'connections/nope', channels: ['#ops'] } }, /connections\/nope.*does not exist/],
     ['no channels', { chat_message_posted: { chat_connection: 'connections/chatops', channels: [] } }, /^configuration\.chat_message_posted\.channels must list at least one channel/],
-    ['a channel without #', { chat_message_posted: { chat_connection: 'connections/chatops', channels: ['ops'] } }, /^configuration\.chat_message_posted\.channels\[0\] must be a '#name' channel/],
+    ['a channel that is no channel name', { chat_message_posted: { chat_connection: 'connections/chatops', channels: ['ops team'] } }, /^configuration\.chat_message_posted\.channels\[0\] must be a '#name' channel/],
+    ['a channel listed twice once normalized', { chat_message_posted: { chat_connection: 'connections/chatops', channels: ['ops', '#Ops'] } }, /^configuration\.chat_message_posted\.channels\[1\]: '#ops' is listed twice/],
     ['a channel the bot is not in', { chat_message_posted: { chat_connection: 'connections/chatops', channels: ['#ops', '#general'] } }, /^configuration\.chat_message_posted\.channels\[1\]: the bot of connections\/chatops is not a member of '#general'/],
     ['include_thread_replies not a boolean', { chat_message_posted: { ...POSTED.chat_message_posted, include_thread_replies: 'yes' } }, /^configuration\.chat_message_posted\.include_thread_replies must be a boolean/],
     ['a malformed chat handle', { chat_agent_mentioned: { chat_handle: 'handles/triage' } }, /^configuration\.chat_agent_mentioned\.chat_handle must look like 'connections\/\{connection\}\/chat-handles\/\{handle\}'/],

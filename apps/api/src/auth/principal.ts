@@ -1,8 +1,11 @@
 import { createParamDecorator, type ExecutionContext, SetMetadata } from '@nestjs/common';
 import type { Actor } from '@svc/domain/shared/decider';
 
-/** evidence.authenticator of GetAuth: `basic` (spec), `bearer` (identity-provider JWT), `session` (agent session token). */
-export type Authenticator = 'basic' | 'bearer' | 'session';
+/**
+ * evidence.authenticator of GetAuth: `basic` (spec), `bearer` (identity-provider JWT), `session`
+ * (agent session token); `machine` (machine credentials) only reaches the methods that accept them.
+ */
+export type Authenticator = 'basic' | 'bearer' | 'session' | 'machine';
 
 /**
  * The organization-level service identity agents act as (permissions.md): the actor recorded for
@@ -81,6 +84,27 @@ export interface MachineIdentity {
   /** The username of the matching `machine_credentials` pair. */
   machine: string;
 }
+
+/**
+ * Machine credentials on a method that accepts them (InvokeTrigger's chat arm): the agent service
+ * identity with its keys (permissions.md), and no organization yet (`org` empty): the method derives
+ * it from what the call names (the chat workspace), as HandleChatEvent does.
+ */
+export function machinePrincipal(identity: MachineIdentity): Principal {
+  return {
+    org: '',
+    actor: AGENT_SERVICE_IDENTITY,
+    subject: AGENT_SERVICE_IDENTITY,
+    session: '',
+    authenticator: 'machine',
+    provider: '',
+    externalIdentity: identity.machine,
+    permissions: [...AGENT_PERMISSIONS],
+  };
+}
+
+export const isMachineIdentity = (user: unknown): user is MachineIdentity =>
+  typeof user === 'object' && user !== null && typeof (user as { machine?: unknown }).machine === 'string';
 
 export const CurrentWorkload = createParamDecorator((_: unknown, context: ExecutionContext): WorkloadIdentity => {
   return context.switchToHttp().getRequest<{ user: WorkloadIdentity }>().user;

@@ -8,9 +8,9 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import type { Actor } from '@svc/domain/shared/decider';
 import { DomainError } from '@svc/domain/shared/domain-error';
-import { isPlainObject, type JsonObject } from '@svc/domain/shared/json-path';
+import type { JsonObject } from '@svc/domain/shared/json-path';
 import { chatDetailsOf } from '@svc/domain/triggers/chat-connection';
-import { chatTriggersFired, type ChatMessage } from '@svc/domain/triggers/chat-routing';
+import { chatMessageOf, chatTriggersFired } from '@svc/domain/triggers/chat-routing';
 import { READ_STORE } from '@svc/infrastructure/nest/tokens';
 import type { ReadStore } from '@svc/infrastructure/read-store/read-store.port';
 import { AGENT_PERMISSIONS, AGENT_SERVICE_IDENTITY } from '../auth/principal';
@@ -24,26 +24,6 @@ export interface DispatchResult {
   trigger: string;
   session?: string;
   error?: { status: string; message: string };
-}
-
-/** The message of an `event_callback` envelope, or null for events that start nothing (edits, bot posts, other types). */
-export function chatMessageOf(envelope: JsonObject, connection: string): ChatMessage | null {
-  const event = envelope.event;
-  if (!isPlainObject(event) || (event.type !== 'message' && event.type !== 'app_mention')) return null;
-  // Edits, deletions, joins and the bot's own posts (which would loop) carry a subtype or bot_id.
-  if (event.subtype !== undefined || event.bot_id !== undefined) return null;
-  const str = (v: unknown) => (typeof v === 'string' ? v : '');
-  if (!str(event.channel) || !str(event.ts)) return null;
-  return {
-    connection,
-    teamId: str(envelope.team_id) || str(event.team),
-    ...(str(envelope.enterprise_id) ? { enterpriseId: str(envelope.enterprise_id) } : {}),
-    channelId: str(event.channel),
-    userId: str(event.user),
-    text: str(event.text),
-    eventTs: str(event.event_ts) || str(event.ts),
-    ...(str(event.thread_ts) ? { threadTs: str(event.thread_ts) } : {}),
-  };
 }
 
 @Injectable()
@@ -65,11 +45,10 @@ export class ChatEventDispatcher {
     const triggers = docs.map((doc) => toResponse(doc) as JsonObject);
     const fired = chatTriggersFired(message, chatDetailsOf(connection), triggers).slice(0, MAX_TRIGGERS_PER_CHAT_EVENT);
     const actor: Actor = { org, actor: AGENT_SERVICE_IDENTITY, subject: AGENT_SERVICE_IDENTITY, permissions: [...AGENT_PERMISSIONS], now: new Date().toISOString() };
-    const occasion = `chat-message|${message.teamId}|${message.channelId}|${message.eventTs}`;
     const results: DispatchResult[] = [];
     for (const { trigger, chat } of fired) {
       try {
-        const { session } = await this.invocations.invoke(actor, { name: trigger, chat, occasion });
+        const { session } = await this.invocations.invoke(actor, { name: trigger, chat });
         results.push({ trigger, session });
       } catch (error) {
         // One trigger's failure (its agent deleted, say) does not keep the others from firing.

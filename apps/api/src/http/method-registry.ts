@@ -38,6 +38,11 @@ export interface MethodDefinition<Req extends object = object> {
   headers?: Readonly<Record<string, string>>;
   /** A List's filterable and orderable fields (set by listMethod; the OpenAPI document shows them). */
   query?: ListQueryFields;
+  /**
+   * Machine credentials (the integrations server) may call it too, on its RPC path: the handler
+   * gets `machinePrincipal`, with no organization, and must derive one or refuse (InvokeTrigger).
+   */
+  machine?: boolean;
   handle(call: MethodCall<Req>): Promise<unknown>;
 }
 
@@ -70,6 +75,11 @@ export class MethodRegistry {
   /** Headers the method's answers carry (none for an unknown method). */
   headersOf(service: string, method: string): Readonly<Record<string, string>> {
     return this.methods.get(`${service}/${method}`)?.headers ?? {};
+  }
+
+  /** Whether machine credentials may call the method (ApiAuthGuard asks before authenticating). */
+  acceptsMachine(service: string, method: string): boolean {
+    return this.methods.get(`${service}/${method}`)?.machine === true;
   }
 
   /** Every registered method's declaration (the OpenAPI document reads them). */

@@ -19,7 +19,11 @@ export class IdentityController {
     private readonly owners: SessionOwners,
   ) {}
 
-  /** GetAuth: exactly the identity and evidence the spec lists, for whoever presented the credential. */
+  /**
+   * GetAuth: the identity and evidence the spec lists, and the caller's effective permission keys
+   * (spec part 1, Authentication rule 3: "listed in the current-user response, `permissions` field"),
+   * computed for this request from the roles held now, sorted.
+   */
   @Get('v1/auth')
   getAuth(@CurrentPrincipal() principal: Principal) {
     return {
@@ -34,6 +38,7 @@ export class IdentityController {
         provider: principal.provider,
         externalIdentity: principal.externalIdentity,
       },
+      permissions: [...principal.permissions].sort(),
     };
   }
 

@@ -22,7 +22,7 @@ import {
 import { indicatorsV2Api } from '@svc/contracts/indicators/indicators-v2.contract';
 import { ListRequest, NameRequest } from '@svc/contracts/shared/requests';
 import type { ResourceApi } from '@svc/contracts/shared/resource-api';
-import { RELATION_COLLECTION, type IndicatorState } from '@svc/domain/indicators/indicator.decider';
+import { INDICATOR_QUERY_FIELDS, RELATION_COLLECTION, type IndicatorState } from '@svc/domain/indicators/indicator.decider';
 import { indicatorV2Spec } from '@svc/domain/indicators/indicator-v2.resource';
 import { indicatorSpec } from '@svc/domain/indicators/indicator.resource';
 import { DomainError, invalid, notFound } from '@svc/domain/shared/domain-error';
@@ -73,7 +73,8 @@ function maskPaths(mask: string | string[] | undefined): string[] {
   const given = (Array.isArray(mask) ? mask : (mask ?? '').split(',')).map((p) => String(p).trim()).filter(Boolean);
   const kept = given.filter((p) => !isStatusPath(p));
   if (given.length > 0 && kept.length === 0) return [];
-  const scope = maskScope(kept, { settable: indicatorSpec.settable, outputOnly: indicatorsApi.outputOnly, maskRequired: true });
+  // `query` as a whole, or its client fields one by one (`query.engine_sql`, `query.connections`).
+  const scope = maskScope(kept, { settable: [...indicatorSpec.settable, ...INDICATOR_QUERY_FIELDS], outputOnly: indicatorsApi.outputOnly, maskRequired: true });
   return typeof scope === 'object' ? scope.paths : [...indicatorSpec.settable];
 }
 

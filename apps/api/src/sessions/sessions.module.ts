@@ -84,14 +84,17 @@ class SessionMethods implements OnModuleInit {
     return { session: state.resource.resource };
   }
 
-  /** Exactly one target: a session, or a parent to create one in (spec, Write rule 1). */
+  /**
+   * Spec, Write rule 1: a set session wins whatever else is set (parent is then not read); parent
+   * with no session creates one; neither is refused.
+   */
   private async write(actor: ReturnType<typeof actorOf>, request: WriteRequest) {
     const hasSession = request.session !== undefined && request.session !== '';
     const hasParent = request.parent !== undefined && request.parent !== '';
-    if (hasSession === hasParent) throw invalid('exactly one of session and parent must be set');
+    if (!hasSession && !hasParent) throw invalid('either session or parent must be set');
     if (request.messages.length === 0) throw invalid('messages must not be empty');
     const input = { messages: request.messages, writeMode: request.writeMode ?? 'WRITE_MODE_CHECKPOINT' } as const;
-    if (hasParent) {
+    if (!hasSession) {
       const state = await this.sessions.create(actor, request.requestId, { parent: request.parent, settings: {}, write: input });
       return { session: state.resource.resource?.name, sessionLength: state.length };
     }

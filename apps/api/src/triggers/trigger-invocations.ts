@@ -5,7 +5,10 @@
  * checkpoint write, so the runtime answers it. The session ID and request id derive from the
  * occasion (an idempotency key's window, a chat delivery), so a repeat finds the first session.
  */
+import { randomUUID } from 'node:crypto';
 import { Inject, Injectable } from '@nestjs/common';
+import { agentSpec } from '@svc/domain/agents/agent.resource';
+import { failedPrecondition } from '@svc/domain/shared/domain-error';
 import type { Actor } from '@svc/domain/shared/decider';
 import type { JsonObject } from '@svc/domain/shared/json-path';
 import { storeOf } from '@svc/domain/shared/resource';
@@ -13,6 +16,7 @@ import { sessionSpec } from '@svc/domain/sessions/session.resource';
 import { sessionNameOf } from '@svc/domain/sessions/session.decider';
 import {
   chatConnectionOf,
+  chatMessageOccasion,
   checkChatInvocation,
   checkInvokeArms,
   idempotencyOccasion,
@@ -21,10 +25,14 @@ import {
   seedActivity,
   type ChatContext,
   type SessionOrigin,
+  workspaceOrganization,
 } from '@svc/domain/triggers/invocation';
 import { triggerSpec } from '@svc/domain/triggers/trigger.resource';
+import { CommandService } from '@svc/infrastructure/commands/command-service';
 import { READ_STORE } from '@svc/infrastructure/nest/tokens';
+import { TriggerFire } from '@svc/infrastructure/reactors/trigger-fire';
 import type { ReadStore } from '@svc/infrastructure/read-store/read-store.port';
+import { chatConnectionsOfWorkspace } from '../chat/workspace-connections';
 import { ResourceReferences } from '../resource-kit/references';
 import { SessionCommands } from '../sessions/session-commands';
 
@@ -35,19 +43,33 @@ export interface Invocation {
   idempotencyKey?: string;
   /** AIP-155 request_id of the API call: a retry names the same session. */
   requestId?: string;
-  /** An occasion the caller derives (the dispatcher: the chat delivery's event id); wins over the others. */
+  /** An occasion the caller derives; wins over the others (a chat message is its own occasion). */
   occasion?: string;
 }
 
 @Injectable()
 export class TriggerInvocations {
   private readonly references: ResourceReferences;
+  private readonly firing: TriggerFire;
 
   constructor(
     private readonly sessions: SessionCommands,
-    @Inject(READ_STORE) reads: ReadStore,
+    @Inject(READ_STORE) private readonly reads: ReadStore,
+    commands: CommandService,
   ) {
     this.references = new ResourceReferences(reads);
+    this.firing = new TriggerFire(commands, sessions.typeHost);
+  }
+
+  /**
+   * The chat arm sent with machine credentials (`actor.org` empty): the organization is the one
+   * whose chat connection belongs to the context's workspace; then the call is judged as any other.
+   */
+  async invokeForWorkspace(actor: Actor, invocation: Invocation): Promise<{ trigger: JsonObject; session: string }> {
+    const chat = invocation.chat ?? {};
+    const connections = chat.teamId ? await chatConnectionsOfWorkspace(this.reads, chat.teamId) : [];
+    const org = workspaceOrganization(chat, connections.map((c) => String(c._org)));
+    return this.invoke({ ...actor, org }, invocation);
   }
 
   /** The trigger (response shape) and the name of the session the invocation started or found. */
@@ -65,7 +87,7 @@ export class TriggerInvocations {
     }
     const agent = String(trigger.agent);
     const now = Date.parse(actor.now);
-    let occasion = invocation.occasion;
+    let occasion = invocation.occasion ?? (origin.chat && chatMessageOccasion(origin.chat));
     const key = invocation.idempotencyKey;
     if (occasion === undefined && key) {
       origin.idempotencyKey = key;
@@ -75,6 +97,12 @@ export class TriggerInvocations {
       occasion = idempotencyOccasion(key, now);
     }
     if (occasion === undefined && invocation.requestId) occasion = `request|${invocation.requestId}`;
+    // The chat arm is automation (a dispatcher acting on a message): an agent that is off is not
+    // started, and the skip is recorded on the trigger's occasions as the reactors record theirs.
+    if (origin.chat && (await this.references.read(storeOf(agentSpec), actor.org, agent))?.state === 'AGENT_STATE_OFF') {
+      await this.firing.skip({ org: actor.org, name, agent }, { key: occasion ?? `chat|${randomUUID()}`, source: 'chat', time: actor.now });
+      throw failedPrecondition(`agent ${agent} is AGENT_STATE_OFF: a chat message does not start it (the skip is recorded on ${name})`);
+    }
     const state = await this.sessions.create(actor, occasion && `invoke|${name}|${occasion}`, {
       parent: agent,
       sessionId: occasion && occasionSessionId(actor.org, name, occasion),

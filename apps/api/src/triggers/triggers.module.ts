@@ -18,18 +18,26 @@ class TriggerMethods implements OnModuleInit {
 
   onModuleInit(): void {
     this.registry.register(
-      defineMethod(triggersApi, INVOKE_TRIGGER_METHOD, InvokeTriggerRequest, 'write', ({ principal, request }: MethodCall<InvokeTriggerRequest>) => {
-        // The spec: the chat arm is "produced only by the server-internal chat event dispatcher after a
-        // verified chat webhook ... External callers must not populate it." The dispatcher calls
-        // TriggerInvocations in process; over the API only the message arm is open.
-        if (checkInvokeArms(request.message, request.chat) === 'chat') {
-          throw new DomainError(
-            'PERMISSION_DENIED',
-            'chat is the internal arm of InvokeTrigger: only the chat event dispatcher fills it, after a verified webhook (POST /v1/chat-connections:handleEvent); send message instead',
-          );
-        }
-        return this.invocations.invoke(actorOf(principal), request);
-      }),
+      {
+        ...defineMethod(triggersApi, INVOKE_TRIGGER_METHOD, InvokeTriggerRequest, 'write', ({ principal, request }: MethodCall<InvokeTriggerRequest>) => {
+          // The spec: the chat arm is "produced only by the server-internal chat event dispatcher after a
+          // verified chat webhook ... External callers must not populate it." The internal dispatchers
+          // are ours in process and the integrations server with machine credentials; members send message.
+          const arm = checkInvokeArms(request.message, request.chat);
+          if (principal.authenticator === 'machine') {
+            if (arm !== 'chat') throw new DomainError('PERMISSION_DENIED', 'machine credentials may send only the chat arm of InvokeTrigger');
+            return this.invocations.invokeForWorkspace(actorOf(principal), request);
+          }
+          if (arm === 'chat') {
+            throw new DomainError(
+              'PERMISSION_DENIED',
+              'chat is the internal arm of InvokeTrigger: only the chat event dispatchers fill it (HandleChatEvent after a verified webhook, or the integrations server with machine credentials); send message instead',
+            );
+          }
+          return this.invocations.invoke(actorOf(principal), request);
+        }),
+        machine: true,
+      },
     );
   }
 }

@@ -7,9 +7,10 @@
 export const TRIGGER_OCCASION_EVENTS = {
   fired: 'TriggerOccasionFired',
   scheduled: 'TriggerFireScheduled',
+  skipped: 'TriggerOccasionSkipped',
 } as const;
 
-export type OccasionSource = 'cron' | 'post_deploy' | 'row';
+export type OccasionSource = 'cron' | 'post_deploy' | 'row' | 'chat';
 
 export interface TriggerOccasionFiredEvent {
   type: typeof TRIGGER_OCCASION_EVENTS.fired;
@@ -37,7 +38,21 @@ export interface TriggerFireScheduledEvent {
   };
 }
 
-export type TriggerOccasionEvent = TriggerOccasionFiredEvent | TriggerFireScheduledEvent;
+/** An occasion that started nothing because the trigger's agent was off (docs/decisions.md, "Agents that are off"). */
+export interface TriggerOccasionSkippedEvent {
+  type: typeof TRIGGER_OCCASION_EVENTS.skipped;
+  data: {
+    occasion: string;
+    source: OccasionSource;
+    reason: 'AGENT_STATE_OFF';
+    /** The agent that was off. */
+    agent: string;
+    occasionTime: string;
+    skipTime: string;
+  };
+}
+
+export type TriggerOccasionEvent = TriggerOccasionFiredEvent | TriggerFireScheduledEvent | TriggerOccasionSkippedEvent;
 
 export const TRIGGER_OCCASION_CATEGORY = 'triggerfire';
 

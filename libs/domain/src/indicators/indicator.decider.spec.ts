@@ -75,6 +75,21 @@ describe('indicator aggregate', () => {
     given(created()).when(update(['kind'], { kind: 'INDICATOR_KIND_GAUGE' })).thenFails('INVALID_ARGUMENT', /lacks column value/);
   });
 
+  it('Update by nested query paths changes only the named sub-fields, plans the query again, and keeps the rest', () => {
+    const update = (paths: string[], query: Record<string, unknown>): IndicatorCommand => ({ type: 'UpdateIndicator', actor: at(T1), name: NAME, resource: { query }, paths, refs });
+    const narrower = SQL.replace('COUNT(*)', 'COUNT(ts)');
+    // The request's other query fields are not read: only engineSql changes.
+    given(created()).when(update(['query.engineSql'], { engineSql: narrower, connections: ['connections/elsewhere'], description: 'ignored' })).thenState((state, events) => {
+      expect(events).toMatchObject([{ type: 'IndicatorUpdated', data: { set: { 'query.engineSql': narrower, 'query.status.validateTime': T1 } } }]);
+      expect(state.indicator.resource?.query).toEqual({ connections: [telemetry.name], engineSql: narrower, status: { validateTime: T1 } });
+    });
+    given(created()).when(update(['query.description'], { description: 'Checkout requests' })).thenState((state) => {
+      expect(state.indicator.resource?.query).toMatchObject({ connections: [telemetry.name], engineSql: SQL, description: 'Checkout requests' });
+    });
+    // A nested change is checked as the whole query: connections that leave the SQL's tables unknown are refused.
+    given(created()).when(update(['query.connections'], { connections: [] })).thenFails('INVALID_ARGUMENT');
+  });
+
   it('the same query error text twice writes one activity; purge needs a soft-deleted indicator and frees nothing', () => {
     const report = (now: string): IndicatorCommand => ({ type: 'ReportQueryError', actor: at(now), name: NAME, error: 'table missing' });
     const first = given(created()).when(report(T1)).then([

@@ -12,8 +12,11 @@ import { resourceDecider } from '../shared/resource.decider';
 import { INDICATOR_PURGED, indicatorSpec, QUERY_ERROR_REPORTED, RELATION_CREATED, RELATION_DELETED } from './indicator.resource';
 
 export const RELATION_COLLECTION = 'indicatorRelations';
-/** The query subfields a client sets; `query.status` is the server's (dropped from masks, kept by updates). */
-const QUERY_FIELDS = ['query.connections', 'query.engineSql', 'query.description'];
+/**
+ * The query subfields a client sets, each a mask path of its own (`query.engine_sql`); `query.status`
+ * is the server's (dropped from masks, kept by updates).
+ */
+export const INDICATOR_QUERY_FIELDS: readonly string[] = ['query.connections', 'query.engineSql', 'query.description'];
 
 export interface IndicatorRelation {
   name: string;
@@ -92,7 +95,7 @@ function decide(command: IndicatorCommand, state: IndicatorState): IndicatorEven
     }
     case 'UpdateIndicator': {
       // `query` as a whole means its client fields: the status stays the server's.
-      const paths = command.paths.flatMap((p) => (p === 'query' ? QUERY_FIELDS : [p]));
+      const paths = command.paths.flatMap((p) => (p === 'query' ? INDICATOR_QUERY_FIELDS : [p]));
       const scope: UpdateScope = { paths };
       const events = kit.decide({ type: 'Update', actor, name: command.name, resource: command.resource, scope, refs: command.refs }, state.indicator);
       return events.map((event) => {

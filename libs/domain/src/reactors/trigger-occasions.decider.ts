@@ -11,6 +11,8 @@ import {
 } from '@svc/contracts/reactors/trigger-occasion.events';
 import type { Actor, Decider } from '../shared/decider';
 
+const AGENT_OFF = 'AGENT_STATE_OFF';
+
 /**
  * The request id of everything an occasion does (its session's claim and creation), in
  * InvokeTrigger's form; the session ID is InvokeTrigger's `occasionSessionId` of the same occasion.
@@ -23,6 +25,8 @@ export function occasionRequestId(trigger: string, occasion: string): string {
 
 export interface TriggerOccasionsState {
   fired: Set<string>;
+  /** Occasions that came while the agent was off: handled for good, they start nothing later. */
+  skipped: Set<string>;
   scheduled: Map<string, string>;
   /** The latest fire by occasion time (cooldowns and the cron schedule count from it). */
   last: { occasion: string; occasionTime: string } | null;
@@ -38,6 +42,9 @@ export type TriggerOccasionCommand =
       occasionTime: string;
       /** Row triggers: no fire within this many milliseconds of the previous one's occasion time. */
       cooldownMs?: number;
+      /** The trigger's agent and its state now: an agent that is off is not started by automation. */
+      agent?: string;
+      agentState?: string;
     }
   | { type: 'ScheduleFire'; actor: Actor; occasion: string; source: OccasionSource; dueTime: string; cause: string };
 
@@ -48,12 +55,16 @@ export function inCooldown(state: TriggerOccasionsState, occasionTime: string, c
 }
 
 export const triggerOccasionsDecider: Decider<TriggerOccasionsState, TriggerOccasionCommand, TriggerOccasionEvent> = {
-  initialState: () => ({ fired: new Set(), scheduled: new Map(), last: null }),
+  initialState: () => ({ fired: new Set(), skipped: new Set(), scheduled: new Map(), last: null }),
   // The sets grow in place: a fold owns its state, and copying them per event would make folding a
   // long-lived trigger's stream quadratic.
   evolve(state, event) {
     if (event.type === E.scheduled) {
       state.scheduled.set(event.data.occasion, event.data.dueTime);
+      return state;
+    }
+    if (event.type === E.skipped) {
+      state.skipped.add(event.data.occasion);
       return state;
     }
     state.fired.add(event.data.occasion);
@@ -66,8 +77,13 @@ export const triggerOccasionsDecider: Decider<TriggerOccasionsState, TriggerOcca
       const { occasion, source, dueTime, cause } = command;
       return [{ type: E.scheduled, data: { occasion, source, dueTime, cause, scheduleTime: command.actor.now } }];
     }
-    // Fired already: nothing new (the caller still makes sure its session exists).
-    if (state.fired.has(command.occasion)) return [];
+    // Fired already: nothing new (the caller still makes sure its session exists). Skipped: for good.
+    if (state.fired.has(command.occasion) || state.skipped.has(command.occasion)) return [];
+    // An agent that is off is not started by automation; the skip is recorded and does not start a cooldown.
+    if (command.agentState === AGENT_OFF) {
+      const { occasion, source, occasionTime } = command;
+      return [{ type: E.skipped, data: { occasion, source, reason: AGENT_OFF, agent: command.agent ?? '', occasionTime, skipTime: command.actor.now } }];
+    }
     if (inCooldown(state, command.occasionTime, command.cooldownMs)) return [];
     const { occasion, source, session, occasionTime } = command;
     return [{ type: E.fired, data: { occasion, source, session, occasionTime, fireTime: command.actor.now } }];

@@ -8,7 +8,7 @@ import { TRIGGER_VARIANTS, type TriggerVariant } from '@svc/contracts/triggers/t
 import { invalid } from '../shared/domain-error';
 import { isPlainObject, type JsonObject } from '../shared/json-path';
 import { type References, wireField } from '../shared/resource';
-import { CHAT_CONNECTION_TYPE, chatDetailsOf, parseChatHandleName } from './chat-connection';
+import { CHAT_CONNECTION_TYPE, chatDetailsOf, normalizeChannel, parseChatHandleName } from './chat-connection';
 import { durationMillis, MAX_TRIGGER_DURATION_SECONDS } from './durations';
 import { parseRowPredicate } from './row-predicate';
 
@@ -162,16 +162,35 @@ export function configurationReferences(configuration: unknown): string[] {
   return handle ? [handle.connection] : [];
 }
 
-/** Defaults the spec gives: include_thread_replies true, a mention trigger's channels empty, cron in UTC. */
+/** Channel names as the chat invoke context takes them: `ops`, `#ops` and `#Ops` are `#ops` (other values are left for the check to refuse). */
+function normalizedChannels(channels: unknown): unknown {
+  return Array.isArray(channels) ? channels.map((c) => (typeof c === 'string' ? normalizeChannel(c) : c)) : channels;
+}
+
+/**
+ * Defaults the spec gives: include_thread_replies true, a mention trigger's channels empty, cron in
+ * UTC; an omitted duration (a row's cooldown, a post-deploy delay) is `0s`, as an unset proto3
+ * Duration is. Channel names are stored normalized, as the chat invoke context normalizes them.
+ */
 export function withConfigurationDefaults(configuration: unknown): unknown {
   if (!isPlainObject(configuration)) return configuration;
   const out: JsonObject = { ...configuration };
   // JSON null means the default (proto3 JSON), as an absent field does.
   const absent = (v: unknown) => v === undefined || v === null;
-  if (isPlainObject(out.chatMessagePosted) && absent(out.chatMessagePosted.includeThreadReplies)) {
-    out.chatMessagePosted = { ...out.chatMessagePosted, includeThreadReplies: true };
+  if (isPlainObject(out.chatMessagePosted)) {
+    const posted = out.chatMessagePosted;
+    out.chatMessagePosted = {
+      ...posted,
+      ...(absent(posted.channels) ? {} : { channels: normalizedChannels(posted.channels) }),
+      ...(absent(posted.includeThreadReplies) ? { includeThreadReplies: true } : {}),
+    };
   }
-  if (isPlainObject(out.chatAgentMentioned) && absent(out.chatAgentMentioned.channels)) out.chatAgentMentioned = { ...out.chatAgentMentioned, channels: [] };
+  if (isPlainObject(out.chatAgentMentioned)) {
+    const mentioned = out.chatAgentMentioned;
+    out.chatAgentMentioned = { ...mentioned, channels: absent(mentioned.channels) ? [] : normalizedChannels(mentioned.channels) };
+  }
   if (isPlainObject(out.cron) && (absent(out.cron.timezone) || out.cron.timezone === '')) out.cron = { ...out.cron, timezone: 'UTC' };
+  if (isPlainObject(out.row) && absent(out.row.cooldown)) out.row = { ...out.row, cooldown: '0s' };
+  if (isPlainObject(out.postDeploy) && absent(out.postDeploy.delay)) out.postDeploy = { ...out.postDeploy, delay: '0s' };
   return out;
 }

@@ -1,8 +1,8 @@
 import { DomainError } from '../shared/domain-error';
 import type { JsonObject } from '../shared/json-path';
 import { chatDetailsOf } from './chat-connection';
-import { chatTriggersFired, mentionsOf } from './chat-routing';
-import { checkChatInvocation, checkInvokeArms, idempotencyOccasion, isRecentSeedOf, occasionSessionId } from './invocation';
+import { chatMessageOf, chatTriggersFired, mentionsOf } from './chat-routing';
+import { chatMessageOccasion, checkChatInvocation, checkInvokeArms, idempotencyOccasion, isRecentSeedOf, occasionSessionId, workspaceOrganization } from './invocation';
 import { parseRowPredicate, rowMatches } from './row-predicate';
 
 const CONNECTION: JsonObject = {
@@ -60,6 +60,19 @@ describe('InvokeTrigger rules', () => {
     expect(checkChatInvocation(mentioned('triage'), { ...chat, threadTs: '0.5' }, CONNECTION).threadTs).toBe('0.5');
   });
 
+  it('machine credentials act for the one organization whose chat connection belongs to the workspace', () => {
+    expect(workspaceOrganization({ teamId: 'T2' }, ['acme', 'acme'])).toBe('acme');
+    failsWith(() => workspaceOrganization({ channelName: '#ops' }, ['acme']), 'INVALID_ARGUMENT', /team_id is required with machine credentials/);
+    failsWith(() => workspaceOrganization({ teamId: 'T9' }, []), 'NOT_FOUND', /no chat connection belongs to workspace 'T9'/);
+    failsWith(() => workspaceOrganization({ teamId: 'T2' }, ['acme', 'globex']), 'FAILED_PRECONDITION', /more than one organization/);
+  });
+
+  it('a chat message is its own occasion: workspace, resolved channel id and message ts', () => {
+    const chat = { teamId: 'T2', channelName: '#deploys', channelId: 'C2', threadTs: '1.1', eventTs: '1.1' };
+    expect(chatMessageOccasion(chat)).toBe('chat-message|T2|C2|1.1');
+    expect(chatMessageOccasion({ ...chat, eventTs: '' })).toBeUndefined();
+  });
+
   it('derives one session per occasion; an idempotency key finds only a recent seed with the same key', () => {
     const now = Date.parse('2024-05-01T10:07:00Z');
     expect(occasionSessionId('acme', 'triggers/t', idempotencyOccasion('k', now))).toBe(occasionSessionId('acme', 'triggers/t', idempotencyOccasion('k', now + 60_000)));
@@ -78,10 +91,40 @@ describe('chat routing', () => {
   const message = (text: string, over: JsonObject = {}) => ({ connection: 'connections/chatops', teamId: 'T2', channelId: 'C2', userId: 'U9', text, eventTs: '5.5', ...over });
   const fired = (msg: ReturnType<typeof message>, triggers: JsonObject[]) => chatTriggersFired(msg, chatDetailsOf(CONNECTION), triggers).map((f) => f.trigger);
 
-  it('strips user and user-group mentions from the text', () => {
-    const { userIds, stripped } = mentionsOf('<@U0SVC> hi <@U0TRI|triage>  there <!subteam^S1|@ops>');
-    expect([...userIds]).toEqual(['U0SVC', 'U0TRI']);
-    expect(stripped).toBe('hi there');
+  const BOTS = new Set(['U0SVC', 'U0TRI']);
+
+  it('strips bot (handle) and user-group mentions from the text; a person’s mention stays', () => {
+    const { userIds, stripped } = mentionsOf('<@U0SVC> hi <@U0TRI|triage>  there <!subteam^S1|@ops>, ask <@U42> or <@U43|ann>', BOTS);
+    expect([...userIds]).toEqual(['U0SVC', 'U0TRI', 'U42', 'U43']);
+    expect(stripped).toBe('hi there, ask <@U42> or <@U43|ann>');
+    // Links, channels and special mentions are not bot or group mentions; a stray '<' opens nothing.
+    expect(mentionsOf('see <https://x.example|x> in <#C1|ops> <!here> a < b <@U0SVC>', BOTS).stripped).toBe('see <https://x.example|x> in <#C1|ops> <!here> a < b');
+    expect(mentionsOf('<@U0SVC><!subteam^S1>', BOTS).stripped).toBe('');
+    expect(mentionsOf('line one <@U0SVC>\nline two', BOTS).stripped).toBe('line one\nline two');
+    expect(mentionsOf('hi <@U0SVC> <!subteam^S1>  there', BOTS).stripped).toBe('hi there');
+    expect(mentionsOf('<@u0svc> <@U0SVC|>x', BOTS)).toEqual({ userIds: new Set(['U0SVC']), stripped: '<@u0svc>x' });
+  });
+
+  it('parses mentions in time linear in the text, whatever it holds', () => {
+    const inputs = ['<'.repeat(400_000), '<@U1|'.repeat(100_000), '<@'.repeat(200_000) + '>', '<!subteam^S1 '.repeat(40_000), '<@U0SVC>'.repeat(50_000)];
+    for (const text of inputs) {
+      const started = process.hrtime.bigint();
+      mentionsOf(text, BOTS);
+      expect(Number(process.hrtime.bigint() - started) / 1e6).toBeLessThan(500);
+    }
+  });
+
+  it('takes ordinary messages (plain, thread_broadcast, file_share, me_message) and no edit, deletion or bot post', () => {
+    const envelope = (event: JsonObject): JsonObject => ({ type: 'event_callback', team_id: 'T2', event: { type: 'message', channel: 'C2', user: 'U9', text: 'hi', ts: '5.5', ...event } });
+    expect(chatMessageOf(envelope({}), 'connections/chatops')).toEqual({ connection: 'connections/chatops', teamId: 'T2', channelId: 'C2', userId: 'U9', text: 'hi', eventTs: '5.5' });
+    for (const subtype of ['file_share', 'me_message']) expect(chatMessageOf(envelope({ subtype }), 'connections/chatops')).toMatchObject({ text: 'hi' });
+    expect(chatMessageOf(envelope({ subtype: 'thread_broadcast', thread_ts: '1.0' }), 'connections/chatops')).toMatchObject({ threadTs: '1.0', broadcast: true });
+    for (const subtype of ['message_changed', 'message_deleted', 'bot_message', 'channel_join', 'channel_topic']) {
+      expect(chatMessageOf(envelope({ subtype }), 'connections/chatops')).toBeNull();
+    }
+    expect(chatMessageOf(envelope({ bot_id: 'B1' }), 'connections/chatops')).toBeNull();
+    expect(chatMessageOf(envelope({ subtype: 'file_share', bot_id: 'B1' }), 'connections/chatops')).toBeNull();
+    expect(chatMessageOf({ ...envelope({}), event: { type: 'reaction_added' } }, 'connections/chatops')).toBeNull();
   });
 
   it('fires message triggers of listed channels, thread replies only when included', () => {
@@ -91,6 +134,8 @@ describe('chat routing', () => {
     expect(fired(reply, [posted(['#deploys'], { includeThreadReplies: false })])).toEqual([]);
     expect(fired(message('x', { threadTs: '5.5' }), [posted(['#deploys'], { includeThreadReplies: false })])).toEqual(['triggers/posted']);
     expect(fired(message('x', { channelId: 'C404' }), [posted(['#deploys'])])).toEqual([]);
+    // A reply also sent to the channel is a message in the channel.
+    expect(fired(message('x', { threadTs: '1.0', broadcast: true }), [posted(['#deploys'], { includeThreadReplies: false })])).toEqual(['triggers/posted']);
   });
 
   it('fires mention triggers; the default handle yields to a custom one', () => {
@@ -99,8 +144,8 @@ describe('chat routing', () => {
     expect(fired(message('<@U0TRI> hi'), triggers)).toEqual(['triggers/triage']);
     expect(fired(message('<@U0SVC> <@U0TRI> hi'), triggers)).toEqual(['triggers/triage']);
     expect(fired(message('no mention'), triggers)).toEqual([]);
-    const [context] = chatTriggersFired(message('<@U0TRI> look'), chatDetailsOf(CONNECTION), triggers);
-    expect(context.chat).toMatchObject({ channelName: '#deploys', text: 'look', eventTs: '5.5', threadTs: '' });
+    const [context] = chatTriggersFired(message('<@U0TRI> look at <@U42>'), chatDetailsOf(CONNECTION), triggers);
+    expect(context.chat).toMatchObject({ channelName: '#deploys', text: 'look at <@U42>', eventTs: '5.5', threadTs: '' });
   });
 });
 

@@ -6,7 +6,7 @@
 import { v5 as uuidv5 } from 'uuid';
 import { ACTIVITY_TYPE, type AnyMessage } from '@svc/contracts/sessions/session.events';
 import { CHAT_VARIANTS, type TriggerVariant } from '@svc/contracts/triggers/trigger-configuration';
-import { invalid, notFound, permissionDenied } from '../shared/domain-error';
+import { failedPrecondition, invalid, notFound, permissionDenied } from '../shared/domain-error';
 import { isPlainObject, type JsonObject } from '../shared/json-path';
 import { chatDetailsOf, normalizeChannel, parseChatHandleName } from './chat-connection';
 import { variantOf } from './configuration';
@@ -86,6 +86,33 @@ export function checkChatInvocation(trigger: JsonObject, chat: ChatContext, conn
     // Spec: an empty thread_ts means the reply opens a new thread at the event.
     threadTs: chat.threadTs ? chat.threadTs : eventTs,
   };
+}
+
+/**
+ * The organization an internal chat invocation acts for when machine credentials (the integrations
+ * server, with no organization of their own) send it: the one whose chat connection belongs to the
+ * context's workspace (`team_id`), as HandleChatEvent finds it. `organizations` are the
+ * organizations of the workspace's chat connections. The spec's table then judges the call in it.
+ */
+export function workspaceOrganization(chat: ChatContext, organizations: readonly string[]): string {
+  if (!chat.teamId) throw invalid('chat.team_id is required with machine credentials: the workspace names the organization');
+  const distinct = [...new Set(organizations)];
+  if (distinct.length === 0) throw notFound(`no chat connection belongs to workspace '${chat.teamId}'`);
+  if (distinct.length > 1) {
+    throw failedPrecondition(
+      `workspace '${chat.teamId}' has chat connections in more than one organization, so the call names none; deliver the event through HandleChatEvent, whose signature names the connection`,
+    );
+  }
+  return distinct[0];
+}
+
+/**
+ * The occasion of a chat message (workspace, channel id, message ts): the dispatcher and the
+ * integrations server invoking for the same message name one session per trigger, however often
+ * either retries. Undefined when the context has no event_ts to name the message by.
+ */
+export function chatMessageOccasion(chat: NonNullable<SessionOrigin['chat']>): string | undefined {
+  return chat.eventTs ? `chat-message|${chat.teamId ?? ''}|${chat.channelId}|${chat.eventTs}` : undefined;
 }
 
 /** The seed: one user text activity. */

@@ -77,6 +77,9 @@ describe('triggers: configuration variants', () => {
     given().when(row({ cooldown: '60' })).thenFails('INVALID_ARGUMENT', /^configuration\.row\.cooldown must be a duration in decimal seconds/);
     given().when(row({ cooldown: '-1s' })).thenFails('INVALID_ARGUMENT', /^configuration\.row\.cooldown must be a duration/);
     given().when(row({ cooldown: '2592001s' })).thenFails('INVALID_ARGUMENT', /^configuration\.row\.cooldown is longer than the limit of 2592000s/);
+    // An omitted duration is 0s (an unset proto3 Duration), stored so every reader sees it.
+    expect(created(given(), row({ cooldown: undefined })).configuration).toEqual({ row: { tableName: 'orders', predicate: "status = 'failed'", cooldown: '0s' } });
+    expect(created(given(), row({ cooldown: null })).configuration).toMatchObject({ row: { cooldown: '0s' } });
   });
 
   it('post_deploy: owner/repo, an environment, a sha and a delay', () => {
@@ -86,6 +89,7 @@ describe('triggers: configuration variants', () => {
     given().when(post({ environment: undefined })).thenFails('INVALID_ARGUMENT', /^configuration\.post_deploy\.environment is required/);
     given().when(post({ sha: 'xyz' })).thenFails('INVALID_ARGUMENT', /^configuration\.post_deploy\.sha must be a commit sha/);
     given().when(post({ delay: '10 s' })).thenFails('INVALID_ARGUMENT', /^configuration\.post_deploy\.delay must be a duration/);
+    expect(created(given(), post({ delay: undefined })).configuration).toEqual({ postDeploy: { repository: 'acme/shop', environment: 'prod', sha: 'deadbeef', delay: '0s' } });
   });
 
   it('chat_message_posted: a chat connection, #channels the bot is in, include_thread_replies default true', () => {
@@ -97,8 +101,12 @@ describe('triggers: configuration variants', () => {
     given().when(posted({ chatConnection: 'connections/warehouse' })).thenFails('INVALID_ARGUMENT', /^configuration\.chat_message_posted\.chat_connection must name a chat connection/);
     given().when(posted({ channels: [] })).thenFails('INVALID_ARGUMENT', /channels must list at least one channel/);
     given().when(posted({ channels: '#ops' })).thenFails('INVALID_ARGUMENT', /channels must be a list/);
-    given().when(posted({ channels: ['#Ops'] })).thenFails('INVALID_ARGUMENT', /channels\[0\] must be a '#name' channel \(lowercase\)/);
+    // Normalized as the chat invoke context normalizes channel_name: `ops` and `#Ops` are `#ops`.
+    expect(created(given(), posted({ channels: ['Ops'] })).configuration).toMatchObject({ chatMessagePosted: { channels: ['#ops'] } });
+    expect(created(given(), posted({ channels: ['#Ops'] })).configuration).toMatchObject({ chatMessagePosted: { channels: ['#ops'] } });
+    given().when(posted({ channels: ['#ops team'] })).thenFails('INVALID_ARGUMENT', /channels\[0\] must be a '#name' channel \(lowercase\)/);
     given().when(posted({ channels: ['#ops', '#ops'] })).thenFails('INVALID_ARGUMENT', /channels\[1\]: '#ops' is listed twice/);
+    given().when(posted({ channels: ['#ops', 'OPS'] })).thenFails('INVALID_ARGUMENT', /channels\[1\]: '#ops' is listed twice/);
     given().when(posted({ channels: ['#dev'] })).thenFails('INVALID_ARGUMENT', /channels\[0\]: the bot of connections\/chatops is not a member of '#dev' \(member of: #ops\)/);
     given().when(posted({ channels: Array.from({ length: 101 }, (_, i) => `#c${i}`) })).thenFails('INVALID_ARGUMENT', /more than 100 channels/);
     given().when(posted({ includeThreadReplies: 'no' })).thenFails('INVALID_ARGUMENT', /include_thread_replies must be a boolean/);
@@ -108,6 +116,7 @@ describe('triggers: configuration variants', () => {
     const mentioned = (over: JsonObject) => create({ chatAgentMentioned: { chatHandle: 'connections/chatops/chat-handles/triage', ...over } });
     expect(created(given(), mentioned({})).configuration).toEqual({ chatAgentMentioned: { chatHandle: 'connections/chatops/chat-handles/triage', channels: [] } });
     created(given(), mentioned({ channels: ['#ops'] }));
+    expect(created(given(), mentioned({ channels: ['ops'] })).configuration).toMatchObject({ chatAgentMentioned: { channels: ['#ops'] } });
     given().when(mentioned({ chatHandle: 'connections/chatops/handles/triage' })).thenFails('INVALID_ARGUMENT', /^configuration\.chat_agent_mentioned\.chat_handle must look like/);
     given().when(mentioned({ chatHandle: 'connections/chatops/chat-handles/ghost' })).thenFails('INVALID_ARGUMENT', /ghost', which does not exist \(handles of connections\/chatops: triage\)/);
     given().when(mentioned({ chatHandle: 'connections/warehouse/chat-handles/triage' })).thenFails('INVALID_ARGUMENT', /must name a chat connection/);

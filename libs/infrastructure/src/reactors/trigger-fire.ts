@@ -44,7 +44,7 @@ export interface Occasion {
   cooldownMs?: number;
 }
 
-export type FireOutcome = 'fired' | 'already-fired' | 'cooldown' | 'agent-gone';
+export type FireOutcome = 'fired' | 'already-fired' | 'cooldown' | 'agent-gone' | 'agent-off';
 
 export class TriggerFire {
   constructor(
@@ -58,10 +58,35 @@ export class TriggerFire {
     return this.commands.stateOf(triggerOccasionsDecider, triggerOccasionStreamId(trigger.org, trigger.name));
   }
 
-  /** Fires one occasion: records it (unless fired or in cooldown), then makes sure its session exists. */
+  /**
+   * Fires one occasion: records it (unless fired or in cooldown), then makes sure its session exists.
+   * An agent that is off starts nothing: the occasion is recorded as skipped instead.
+   */
   async fire(trigger: FiringTrigger, occasion: Occasion): Promise<FireOutcome> {
+    const agent = await this.agentOf(trigger);
+    const handled = await this.record(trigger, occasion, typeof agent.resource?.state === 'string' ? agent.resource.state : undefined);
+    if (handled.state.skipped.has(occasion.key)) return 'agent-off';
+    if (!handled.state.fired.has(occasion.key)) return 'cooldown';
+    const started = await this.startSession(trigger, occasion);
+    if (!started) return 'agent-gone';
+    return handled.events.length > 0 ? 'fired' : 'already-fired';
+  }
+
+  /**
+   * Records that an occasion came while the trigger's agent was off (a chat message, which starts its
+   * session through InvokeTrigger's path rather than `fire`): skipped for good.
+   */
+  async skip(trigger: FiringTrigger, occasion: Pick<Occasion, 'key' | 'source' | 'time'>): Promise<void> {
+    await this.record(trigger, occasion, 'AGENT_STATE_OFF');
+  }
+
+  private agentOf(trigger: Pick<FiringTrigger, 'org' | 'agent'>) {
+    return this.commands.stateOf(agentFold, resourceStreamId(agentSpec, trigger.org, trigger.agent));
+  }
+
+  private record(trigger: FiringTrigger, occasion: Pick<Occasion, 'key' | 'source' | 'time' | 'cooldownMs'>, agentState: string | undefined) {
     const session = sessionNameOf(trigger.agent, occasionSessionId(trigger.org, trigger.name, occasion.key));
-    const handled = await this.commands.handle({
+    return this.commands.handle({
       decider: triggerOccasionsDecider,
       streamId: triggerOccasionStreamId(trigger.org, trigger.name),
       command: {
@@ -72,13 +97,11 @@ export class TriggerFire {
         session,
         occasionTime: occasion.time,
         cooldownMs: occasion.cooldownMs,
+        agent: trigger.agent,
+        agentState,
       },
       context: { actor: this.actor(trigger), causationId: occasion.key },
     });
-    if (!handled.state.fired.has(occasion.key)) return 'cooldown';
-    const started = await this.startSession(trigger, occasion);
-    if (!started) return 'agent-gone';
-    return handled.events.length > 0 ? 'fired' : 'already-fired';
   }
 
   /** Records a durable timer: the occasion fires at `dueTime` (once per occasion, not after it fired). */
@@ -97,7 +120,7 @@ export class TriggerFire {
    */
   async startSession(trigger: FiringTrigger, occasion: Pick<Occasion, 'key' | 'seed'>): Promise<boolean> {
     const { org } = trigger;
-    const agent = await this.commands.stateOf(agentFold, resourceStreamId(agentSpec, org, trigger.agent));
+    const agent = await this.agentOf(trigger);
     if (!agent.resource || agent.deleted) return false;
     const id = occasionSessionId(org, trigger.name, occasion.key);
     const name = sessionNameOf(trigger.agent, id);
