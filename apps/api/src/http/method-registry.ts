@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import type { Permission } from '@svc/contracts/roles/permissions';
 import type { ListQueryFields, ResponseCase } from '@svc/contracts/shared/resource-api';
+import type { ResponseDeclaration } from '@svc/contracts/shared/responses';
 import { SPEC_METHODS } from '@svc/contracts/catalog';
 import { DomainError } from '@svc/domain/shared/domain-error';
 import { parseRequest } from '@svc/infrastructure/requests/parse-request';
@@ -36,6 +37,11 @@ export interface MethodDefinition<Req extends object = object> {
   fromRest?(request: Record<string, unknown>): Record<string, unknown>;
   /** Response headers every answer of the method carries, errors included (deprecation notices). */
   headers?: Readonly<Record<string, string>>;
+  /**
+   * What it answers (the OpenAPI document shows it), where the resource kit's role does not say;
+   * defineMethod types the handler's result with the same class.
+   */
+  response?: ResponseDeclaration;
   /** A List's filterable and orderable fields (set by listMethod; the OpenAPI document shows them). */
   query?: ListQueryFields;
   handle(call: MethodCall<Req>): Promise<unknown>;

@@ -2,7 +2,8 @@
  * Connections read API (spec part 1, "Connection"; REST only): GetConnection, ListConnections,
  * ListConnectionTypes. Connections come from the operator configuration; the API only reads them.
  */
-import { IsNotEmpty, IsString } from 'class-validator';
+import { Type } from 'class-transformer';
+import { IsNotEmpty, IsOptional, IsString, ValidateNested } from 'class-validator';
 import type { FilterSchema } from '../shared/resource-api';
 
 /** `GET /v1/connections/{connection_id}`. */
@@ -39,3 +40,21 @@ export const CONNECTION_TYPE_ORDER_BY: Record<string, string> = {
   type: 'type',
   display_name: 'displayName',
 };
+
+export class ChatDispatchError {
+  @IsString() status!: string;
+  @IsString() message!: string;
+}
+
+/** What one chat trigger did with a chat event: the session it started, or why it did not. */
+export class ChatDispatch {
+  @IsString() trigger!: string;
+  @IsOptional() @IsString() session?: string;
+  @IsOptional() @ValidateNested() @Type(() => ChatDispatchError) error?: ChatDispatchError;
+}
+
+/** HandleChatEvent: the challenge echoed (url_verification), or what each chat trigger did. */
+export class HandleChatEventResponse {
+  @IsOptional() @IsString() challenge?: string;
+  @IsOptional() @ValidateNested({ each: true }) @Type(() => ChatDispatch) dispatched?: ChatDispatch[];
+}

@@ -58,3 +58,12 @@ export class GetArtifactRequest {
   @IsString() @IsNotEmpty() session!: string;
   @IsString() @IsNotEmpty() name!: string;
 }
+
+/** UploadArtifact (`PUT /v1/artifacts/{sha256}`): the content held, and until when unless referenced. */
+export class UploadArtifactResponse {
+  @IsString() sha256!: string;
+  /** int64 as protobuf JSON writes it: a decimal string. */
+  @IsString() sizeBytes!: string;
+  /** When the upload expires unless an investigation references it; absent once one does. */
+  @IsOptional() @IsString() expireTime?: string;
+}

@@ -32,7 +32,7 @@ const served = new Map<string, DocumentedMethod>([
   ['svc.notes.v1.NotesService/CreateNote', { service: notesApi.service, method: 'CreateNote', request: Outer, permission: 'KNOWLEDGE_WRITE' }],
 ]);
 const resources = AREAS.flatMap((a) => a.resources.map((r) => r.api));
-const document = openApiDocument({ methods: SPEC_METHODS, served, resources, version: 'test' }) as any; // eslint-disable-line @typescript-eslint/no-explicit-any -- a JSON document read by path
+const document = openApiDocument({ methods: SPEC_METHODS, served, resources, version: 'test', license: 'UNLICENSED' }) as any; // eslint-disable-line @typescript-eslint/no-explicit-any -- a JSON document read by path
 
 /** The operation of a route as the catalog writes it (`GET /v1/{name=indicators/*}`), found by its x-path-template. */
 function operationOf(route: string): { verb: string; op: Record<string, any> } | undefined {
