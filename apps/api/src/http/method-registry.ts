@@ -20,7 +20,7 @@ export interface MethodCall<Req> {
 }
 
 /** One API method: how to validate its request and what to do with it. Routes map to these. */
-export interface MethodDefinition<Req extends object = object> {
+export interface MethodDefinition<Req extends object = object, Res = unknown> {
   /** `svc.notes.v1.NotesService`. */
   service: string;
   /** `CreateNote`. */
@@ -41,10 +41,10 @@ export interface MethodDefinition<Req extends object = object> {
    * What it answers (the OpenAPI document shows it), where the resource kit's role does not say;
    * defineMethod types the handler's result with the same class.
    */
-  response?: ResponseDeclaration;
+  response?: ResponseDeclaration<Res & object>;
   /** A List's filterable and orderable fields (set by listMethod; the OpenAPI document shows them). */
   query?: ListQueryFields;
-  handle(call: MethodCall<Req>): Promise<unknown>;
+  handle(call: MethodCall<Req>): Promise<Res>;
 }
 
 /**

@@ -17,7 +17,7 @@ export type ServiceSettings = Pick<ResourceApi, 'service' | 'permission' | 'pres
 /** A method's request DTO, and the declaration of what it answers (the handler must return that). */
 export interface MethodIo<Req extends object, Res> {
   request: new () => Req;
-  response: ResponseDeclaration<Res> | undefined;
+  response: ResponseDeclaration<Res & object> | undefined;
 }
 
 /**

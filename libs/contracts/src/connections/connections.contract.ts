@@ -3,7 +3,7 @@
  * ListConnectionTypes. Connections come from the operator configuration; the API only reads them.
  */
 import { Type } from 'class-transformer';
-import { IsNotEmpty, IsOptional, IsString, ValidateNested } from 'class-validator';
+import { IsArray, IsNotEmpty, IsObject, IsOptional, IsString, ValidateNested } from 'class-validator';
 import type { FilterSchema } from '../shared/resource-api';
 
 /** `GET /v1/connections/{connection_id}`. */
@@ -40,6 +40,40 @@ export const CONNECTION_TYPE_ORDER_BY: Record<string, string> = {
   type: 'type',
   display_name: 'displayName',
 };
+
+/** A connection as GetConnection answers it; a ListConnections item carries CONNECTION_LIST_FIELDS only. */
+export class Connection {
+  @IsString() name!: string;
+  @IsOptional() @IsString() displayName?: string;
+  @IsOptional() @IsString() description?: string;
+  @IsOptional() @IsString() connectionType?: string;
+  /** Secret fields in clear for INTEGRATIONS_WRITE holders, left out for other members. */
+  @IsOptional() @IsObject() connectionDetails?: Record<string, unknown>;
+  @IsOptional() @IsArray() toolConfigurations?: unknown[];
+}
+
+export class GetConnectionResponse {
+  // A read-model document: its shape is the schema's, its TypeScript type an open record.
+  @ValidateNested() @Type(() => Connection) connection!: Record<string, unknown>;
+}
+
+export class ListConnectionsResponse {
+  @ValidateNested({ each: true }) @Type(() => Connection) connections!: Connection[];
+  @IsString() nextPageToken!: string;
+}
+
+/** A connection type of the catalog (libs/domain/src/connections/connection-types.ts). */
+export class ConnectionTypeRecord {
+  @IsString() type!: string;
+  @IsString() displayName!: string;
+  @IsString() description!: string;
+  @IsString({ each: true }) availableTools!: string[];
+}
+
+export class ListConnectionTypesResponse {
+  @ValidateNested({ each: true }) @Type(() => ConnectionTypeRecord) types!: ConnectionTypeRecord[];
+  @IsString() nextPageToken!: string;
+}
 
 export class ChatDispatchError {
   @IsString() status!: string;

@@ -69,7 +69,7 @@ export const SESSION_METHODS = {
 export class CreateSessionRequest extends MutatingRequest {
   @IsString() @IsNotEmpty() parent!: string;
   @IsOptional() @IsString() sessionId?: string;
-  @IsOptional() @IsArray() @IsObject({ each: true }) initialMessages?: unknown[];
+  @IsOptional() @IsArray() initialMessages?: unknown[];
   @IsOptional() @IsArray() @IsString({ each: true }) associatedResources?: string[];
   @IsOptional() @IsBoolean() incognito?: boolean;
   @IsOptional() @IsBoolean() automated?: boolean;
@@ -91,7 +91,7 @@ export class SessionListRequest extends ListRequest {
 export class WriteRequest extends MutatingRequest {
   @IsOptional() @IsString() session?: string;
   @IsOptional() @IsString() parent?: string;
-  @IsArray() @IsObject({ each: true }) messages!: unknown[];
+  @IsArray() messages!: unknown[];
   @IsOptional() @IsIn(WRITE_MODES, { message: `write_mode must be one of ${WRITE_MODES.join(', ')}` }) writeMode?: (typeof WRITE_MODES)[number];
 }
 

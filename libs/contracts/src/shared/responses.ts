@@ -4,8 +4,8 @@
  * resource's declaration (`@IsResource`), so a resource's answered form is derived from its input
  * DTO and server-set fields in one place, whatever method answers it.
  */
-import { IsString, ValidateBy, type ValidationOptions } from 'class-validator';
-import type { ResourceApi } from './resource-api';
+import { IsObject, IsString, ValidateBy, type ValidationOptions } from 'class-validator';
+import type { ChangelogApi, ResourceApi } from './resource-api';
 
 /** What the answered form of a resource is built from (a ResourceApi is one). */
 export type ResourceShape = Pick<ResourceApi, 'singular' | 'plural' | 'input' | 'outputOnly' | 'etag'>;
@@ -28,34 +28,41 @@ export function IsResource(shape: () => ResourceShape, options?: ValidationOptio
 /** An answer that carries nothing (Delete, AIP-135 without a soft delete). */
 export class EmptyResponse {}
 
-const ones = new Map<ResourceShape, Map<string, new () => Record<string, unknown>>>();
-const pages = new Map<ResourceShape, Map<string, new () => Record<string, unknown>>>();
+type Answer = new () => Record<string, unknown>;
+const ones = new Map<object, Map<string, Answer>>();
+const pages = new Map<object, Map<string, Answer>>();
 
 /** `{ <key>: resource }`, one class per resource and key (a component schema of its own). */
-export function resourceResponse(shape: ResourceShape, key: string = shape.singular): new () => Record<string, unknown> {
+export function resourceResponse(shape: ResourceShape, key: string = shape.singular): Answer {
   return memo(ones, shape, key, `${pascal(key)}Response`, (cls) => IsResource(() => shape)(cls.prototype, key));
 }
 
 /** `{ <plural>: resource[], nextPageToken }`: a page of a List (AIP-132). */
-export function pageResponse(shape: ResourceShape, key: string = shape.plural): new () => Record<string, unknown> {
+export function pageResponse(shape: ResourceShape, key: string = shape.plural): Answer {
   return memo(pages, shape, key, `${pascal(key)}Page`, (cls) => {
     IsResource(() => shape, { each: true })(cls.prototype, key);
     IsString()(cls.prototype, 'nextPageToken');
   });
 }
 
-function memo(
-  cache: Map<ResourceShape, Map<string, new () => Record<string, unknown>>>,
-  shape: ResourceShape,
-  key: string,
-  name: string,
-  decorate: (cls: new () => Record<string, unknown>) => void,
-): new () => Record<string, unknown> {
-  const byKey = cache.get(shape) ?? new Map<string, new () => Record<string, unknown>>();
+/**
+ * A changelog's entries (deployment status events, revisions, activities): projected from the
+ * parent's events, declared by no DTO, so each is an open object (`one`: a GetX's single entry).
+ */
+export function changelogResponse(api: Pick<ChangelogApi, 'singular' | 'plural'>, form: 'one' | 'page'): Answer {
+  if (form === 'one') return memo(ones, api, api.singular, `${pascal(api.singular)}Response`, (cls) => IsObject()(cls.prototype, api.singular));
+  return memo(pages, api, api.plural, `${pascal(api.plural)}Page`, (cls) => {
+    IsObject({ each: true })(cls.prototype, api.plural);
+    IsString()(cls.prototype, 'nextPageToken');
+  });
+}
+
+function memo(cache: Map<object, Map<string, Answer>>, shape: object, key: string, name: string, decorate: (cls: Answer) => void): Answer {
+  const byKey = cache.get(shape) ?? new Map<string, Answer>();
   cache.set(shape, byKey);
   let cls = byKey.get(key);
   if (!cls) {
-    const made = class {} as new () => Record<string, unknown>;
+    const made = class {} as Answer;
     Object.defineProperty(made, 'name', { value: name });
     decorate(made);
     byKey.set(key, made);
