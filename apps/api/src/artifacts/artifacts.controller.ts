@@ -7,6 +7,7 @@
 import { Controller, Get, HttpCode, Inject, Param, Put, Req, Res } from '@nestjs/common';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { SESSION_ARTIFACTS_STORE } from '@svc/contracts/investigations/artifact.events';
+import { UploadArtifactResponse } from '@svc/contracts/investigations/investigations.contract';
 import { READ_STORE } from '@svc/infrastructure/nest/tokens';
 import { docId } from '@svc/infrastructure/projection/projection';
 import type { ReadStore } from '@svc/infrastructure/read-store/read-store.port';
@@ -14,6 +15,7 @@ import type { Readable } from 'node:stream';
 import { DomainError, invalid } from '@svc/domain/shared/domain-error';
 import { BLOB_STORE, type BlobStore, checkSha256, tooLarge } from '@svc/infrastructure/blobs';
 import { actorOf, CurrentPrincipal, type Principal } from '../auth/principal';
+import { Answers } from '../openapi/route-facts';
 import { MAX_ARTIFACT_BYTES } from './artifact-limits';
 import { blobKeyOf, downloadHeaders } from './download-headers';
 import { Uploads } from './uploads';
@@ -41,7 +43,8 @@ export class ArtifactsController {
 
   @Put('v1/artifacts/:sha256')
   @HttpCode(200)
-  async upload(@Req() req: FastifyRequest, @Param('sha256') sha256: string, @CurrentPrincipal() principal: Principal) {
+  @Answers(UploadArtifactResponse)
+  async upload(@Req() req: FastifyRequest, @Param('sha256') sha256: string, @CurrentPrincipal() principal: Principal): Promise<UploadArtifactResponse> {
     if (!principal.permissions.includes(UPLOAD_PERMISSION)) throw new DomainError('PERMISSION_DENIED', `artifact upload requires the ${UPLOAD_PERMISSION} permission`);
     checkSha256(sha256);
     const type = (req.headers['content-type'] ?? '').split(';')[0].trim().toLowerCase();

@@ -8,6 +8,7 @@
 import { randomUUID } from 'node:crypto';
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { CommandBus } from '@nestjs/cqrs';
+import type { UploadArtifactResponse } from '@svc/contracts/investigations/investigations.contract';
 import { ARTIFACT_UPLOADED, UPLOAD_USAGE_STORE, type UploadEvent, uploadStreamId } from '@svc/contracts/investigations/upload.events';
 import { isHeld, notUploaded, type UploadCommand, uploadsDecider, type UploadState } from '@svc/domain/investigations/uploads.decider';
 import type { Actor } from '@svc/domain/shared/decider';
@@ -23,13 +24,6 @@ import { MAX_ARTIFACT_BYTES } from './artifact-limits';
 
 /** The projection serving uploads (and CreateInvestigation): a command answers once it has caught up. */
 const PROJECTION = 'investigations';
-
-export interface UploadAnswer {
-  sha256: string;
-  sizeBytes: string;
-  /** When the upload expires unless an investigation references it; absent once one does. */
-  expireTime?: string;
-}
 
 /** A hold CreateInvestigation may reference: where its bytes are and how many. */
 export interface HeldUpload {
@@ -55,7 +49,7 @@ export class Uploads {
    * organization already holds is not stored twice: the new copy is deleted and the hold renewed.
    * What the quota leaves is the upload's limit, checked while the bytes arrive.
    */
-  async upload(actor: Actor, sha256: string, content: AsyncIterable<Uint8Array>, declaredBytes: number | undefined): Promise<UploadAnswer> {
+  async upload(actor: Actor, sha256: string, content: AsyncIterable<Uint8Array>, declaredBytes: number | undefined): Promise<UploadArtifactResponse> {
     const quota = this.settings.artifactQuotaBytes;
     const used = await this.usage(actor.org);
     // Content the organization holds already counts once: uploading it again needs no more room.

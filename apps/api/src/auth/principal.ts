@@ -1,11 +1,9 @@
 import { createParamDecorator, type ExecutionContext, SetMetadata } from '@nestjs/common';
+import type { Authenticator } from '@svc/contracts/auth/auth.contract';
 import type { Actor } from '@svc/domain/shared/decider';
 
-/**
- * evidence.authenticator of GetAuth: `basic` (spec), `bearer` (identity-provider JWT), `session`
- * (agent session token); `machine` (machine credentials) only reaches the methods that accept them.
- */
-export type Authenticator = 'basic' | 'bearer' | 'session' | 'machine';
+/** evidence.authenticator of GetAuth (the contract's list). */
+export type { Authenticator };
 
 /**
  * The organization-level service identity agents act as (permissions.md): the actor recorded for

@@ -7,6 +7,7 @@
  * or the event is dispatched to the verified connections' triggers.
  */
 import { Controller, HttpCode, Inject, Module, Post, Req } from '@nestjs/common';
+import { HandleChatEventResponse } from '@svc/contracts/connections/connections.contract';
 import { DomainError, invalid } from '@svc/domain/shared/domain-error';
 import { isPlainObject, type JsonObject } from '@svc/domain/shared/json-path';
 import { CHAT_CONNECTION_TYPE } from '@svc/domain/triggers/chat-connection';
@@ -18,6 +19,7 @@ import { checkInput } from '@svc/infrastructure/requests/input-limits';
 import { MachineOnly } from '../auth/principal';
 import { ConnectionCredentials, ConnectionsModule } from '../connections/connections.module';
 import type { WithRawBody } from '../http/fastify';
+import { Answers } from '../openapi/route-facts';
 import { TriggersModule } from '../triggers/triggers.module';
 import { ChatEventDispatcher, type DispatchResult } from './chat-event-dispatcher';
 
@@ -42,7 +44,8 @@ export class ChatEventsController {
   @Post('v1/chat-connections::handleEvent')
   @HttpCode(200)
   @MachineOnly()
-  async handleEvent(@Req() req: WithRawBody): Promise<unknown> {
+  @Answers(HandleChatEventResponse)
+  async handleEvent(@Req() req: WithRawBody): Promise<HandleChatEventResponse> {
     const raw = req.rawBody;
     const envelope = req.body;
     if (raw === undefined || !isPlainObject(envelope)) throw invalid('the chat event must be a JSON object');

@@ -8,6 +8,9 @@ import {
   CONNECTION_TYPE_FILTERS,
   CONNECTION_TYPE_ORDER_BY,
   GetConnectionRequest,
+  GetConnectionResponse,
+  ListConnectionsResponse,
+  ListConnectionTypesResponse,
 } from '@svc/contracts/connections/connections.contract';
 import { ListRequest } from '@svc/contracts/shared/requests';
 import { userCreatableConnectionTypes } from '@svc/domain/connections/connection-types';
@@ -96,14 +99,20 @@ class ConnectionsMethods implements OnModuleInit {
       constant: userCreatableConnectionTypes(),
     };
     this.registry.register(
-      defineMethod(CONNECTIONS, 'GetConnection', GetConnectionRequest, 'read', async ({ principal, request }) => ({
+      defineMethod(CONNECTIONS, 'GetConnection', { request: GetConnectionRequest, response: GetConnectionResponse }, 'read', async ({ principal, request }) => ({
         connection: principal.permissions.includes(SECRETS_PERMISSION)
           ? await this.credentials.resolve(principal.org, `connections/${request.connectionId}`)
           : await this.credentials.withoutSecrets(principal.org, `connections/${request.connectionId}`),
       })),
       // Lists never carry details, so no secret (sealed or not) leaves through them.
-      listMethod(this.queries, CONNECTIONS, 'ListConnections', { request: ListRequest, spec: connections, key: 'connections', shape: (doc) => pick(doc, CONNECTION_LIST_FIELDS) }),
-      listMethod(this.queries, CONNECTIONS, 'ListConnectionTypes', { request: ListRequest, spec: types, key: 'types' }),
+      listMethod(this.queries, CONNECTIONS, 'ListConnections', {
+        request: ListRequest,
+        response: ListConnectionsResponse,
+        spec: connections,
+        key: 'connections',
+        shape: (doc) => pick(doc, CONNECTION_LIST_FIELDS),
+      }),
+      listMethod(this.queries, CONNECTIONS, 'ListConnectionTypes', { request: ListRequest, response: ListConnectionTypesResponse, spec: types, key: 'types' }),
     );
   }
 }

@@ -1,3 +1,4 @@
+import { resourceResponse } from '@svc/contracts/shared/responses';
 import { Injectable, Module, type OnModuleInit } from '@nestjs/common';
 import {
   evaluationsApi,
@@ -24,7 +25,7 @@ class DeploymentMonitorMethods implements OnModuleInit {
 
   onModuleInit(): void {
     this.registry.register(
-      defineMethod(evaluationsApi, RECORD_EVALUATION, RecordDeploymentMonitorEvaluationRequest, 'write', async ({ principal, request }) => {
+      defineMethod(evaluationsApi, RECORD_EVALUATION, { request: RecordDeploymentMonitorEvaluationRequest, response: resourceResponse(evaluationsApi) }, 'write', async ({ principal, request }) => {
         const id = request.deploymentMonitorEvaluationId;
         const resource = { ...request.deploymentMonitorEvaluation } as Record<string, unknown>;
         const name = `${evaluationSpec.collection}/${id}`;

@@ -11,7 +11,7 @@ import { KeyedGate } from '@svc/infrastructure/requests/keyed-gate';
 import { NotificationsModule } from '../notifications/notifications.module';
 import { MethodRegistry, type MethodDefinition } from '../http/method-registry';
 import { HISTORY_SERVICE } from './extension-routes';
-import { GetResourceAsOfRequest, ListResourceHistoryRequest } from './history.requests';
+import { GetResourceAsOfRequest, GetResourceAsOfResponse, ListResourceHistoryRequest, ListResourceHistoryResponse } from './history.requests';
 
 /**
  * A resource's history and its state at a past version or time, read from its stream. Reads need
@@ -36,10 +36,11 @@ class HistoryMethods implements OnModuleInit {
   }
 
   onModuleInit(): void {
-    const history: MethodDefinition<ListResourceHistoryRequest> = {
+    const history: MethodDefinition<ListResourceHistoryRequest, ListResourceHistoryResponse> = {
       service: HISTORY_SERVICE,
       method: 'ListResourceHistory',
       request: ListResourceHistoryRequest,
+      response: ListResourceHistoryResponse,
       handle: async ({ principal, request }) => {
         const target = targetOf(principal.org, request.name, this.reads);
         // Positions are global: a tenant sees the opaque ids its watch streams show, never the log's count.
@@ -48,10 +49,11 @@ class HistoryMethods implements OnModuleInit {
         return { events: page.entries, nextPageToken: page.nextPageToken };
       },
     };
-    const asOf: MethodDefinition<GetResourceAsOfRequest> = {
+    const asOf: MethodDefinition<GetResourceAsOfRequest, GetResourceAsOfResponse> = {
       service: HISTORY_SERVICE,
       method: 'GetResourceAsOf',
       request: GetResourceAsOfRequest,
+      response: GetResourceAsOfResponse,
       handle: async ({ principal, request }) => {
         const target = targetOf(principal.org, request.name, this.reads);
         return this.gate.run(principal.org, () => readAsOf(this.events, target, request));

@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import type { Permission } from '@svc/contracts/roles/permissions';
 import type { ListQueryFields, ResponseCase } from '@svc/contracts/shared/resource-api';
+import type { ResponseDeclaration } from '@svc/contracts/shared/responses';
 import { SPEC_METHODS } from '@svc/contracts/catalog';
 import { DomainError } from '@svc/domain/shared/domain-error';
 import { parseRequest } from '@svc/infrastructure/requests/parse-request';
@@ -19,7 +20,7 @@ export interface MethodCall<Req> {
 }
 
 /** One API method: how to validate its request and what to do with it. Routes map to these. */
-export interface MethodDefinition<Req extends object = object> {
+export interface MethodDefinition<Req extends object = object, Res = unknown> {
   /** `svc.notes.v1.NotesService`. */
   service: string;
   /** `CreateNote`. */
@@ -36,6 +37,11 @@ export interface MethodDefinition<Req extends object = object> {
   fromRest?(request: Record<string, unknown>): Record<string, unknown>;
   /** Response headers every answer of the method carries, errors included (deprecation notices). */
   headers?: Readonly<Record<string, string>>;
+  /**
+   * What it answers (the OpenAPI document shows it), where the resource kit's role does not say;
+   * defineMethod types the handler's result with the same class.
+   */
+  response?: ResponseDeclaration<Res & object>;
   /** A List's filterable and orderable fields (set by listMethod; the OpenAPI document shows them). */
   query?: ListQueryFields;
   /**
@@ -43,7 +49,7 @@ export interface MethodDefinition<Req extends object = object> {
    * gets `machinePrincipal`, with no organization, and must derive one or refuse (InvokeTrigger).
    */
   machine?: boolean;
-  handle(call: MethodCall<Req>): Promise<unknown>;
+  handle(call: MethodCall<Req>): Promise<Res>;
 }
 
 /**

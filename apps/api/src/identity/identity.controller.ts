@@ -1,10 +1,12 @@
 import { Body, Controller, Get, HttpCode, Module, Post, Res } from '@nestjs/common';
 import type { FastifyReply } from 'fastify';
 import { IsNotEmpty, IsString } from 'class-validator';
+import { GetAuthResponse, MintAgentSessionTokenResponse } from '@svc/contracts/auth/auth.contract';
 import { SessionTokens } from '@svc/infrastructure/auth/session-tokens';
 import { parseRequest } from '@svc/infrastructure/requests/parse-request';
 import { unauthenticated } from '../http/errors';
 import { CurrentPrincipal, CurrentWorkload, type Principal, Public, type WorkloadIdentity, WorkloadOnly } from '../auth/principal';
+import { Answers } from '../openapi/route-facts';
 import { SessionOwners } from './session-owner';
 
 export class MintAgentSessionTokenRequest {
@@ -25,7 +27,8 @@ export class IdentityController {
    * computed for this request from the roles held now, sorted.
    */
   @Get('v1/auth')
-  getAuth(@CurrentPrincipal() principal: Principal) {
+  @Answers(GetAuthResponse)
+  getAuth(@CurrentPrincipal() principal: Principal): GetAuthResponse {
     return {
       identity: {
         actor: principal.actor,
@@ -49,7 +52,12 @@ export class IdentityController {
   @Post('v1/auth/session-token')
   @HttpCode(200)
   @WorkloadOnly()
-  async mintAgentSessionToken(@CurrentWorkload() workload: WorkloadIdentity, @Body() body: unknown, @Res({ passthrough: true }) reply: FastifyReply) {
+  @Answers(MintAgentSessionTokenResponse)
+  async mintAgentSessionToken(
+    @CurrentWorkload() workload: WorkloadIdentity,
+    @Body() body: unknown,
+    @Res({ passthrough: true }) reply: FastifyReply,
+  ): Promise<MintAgentSessionTokenResponse> {
     const request = await parseRequest({ request: MintAgentSessionTokenRequest }, body);
     const owned = await this.owners.resolve(request.session);
     // The proof's issuer is bound to organizations: one tenant's workload platform never holds a

@@ -7,7 +7,9 @@ import { Inject, Injectable, Module, type OnModuleInit } from '@nestjs/common';
 import { QueryBus } from '@nestjs/cqrs';
 import {
   BatchGetIndicatorsRequest,
+  BatchGetIndicatorsResponse,
   CompileIndicatorQueryRequest,
+  CompileIndicatorQueryResponse,
   CreateIndicatorRelationRequest,
   CreateIndicatorRequest,
   INDICATOR_LIMITS,
@@ -16,12 +18,14 @@ import {
   indicatorsApi,
   ListIndicatorActivitiesRequest,
   PurgeIndicatorsRequest,
+  PurgeIndicatorsResponse,
   ReportIndicatorQueryErrorRequest,
   UpdateIndicatorRequest,
 } from '@svc/contracts/indicators/indicators.contract';
 import { indicatorsV2Api } from '@svc/contracts/indicators/indicators-v2.contract';
 import { ListRequest, NameRequest } from '@svc/contracts/shared/requests';
 import type { ResourceApi } from '@svc/contracts/shared/resource-api';
+import { changelogResponse, EmptyResponse, pageResponse, resourceResponse, type ResponseDeclaration } from '@svc/contracts/shared/responses';
 import { INDICATOR_QUERY_FIELDS, RELATION_COLLECTION, type IndicatorState } from '@svc/domain/indicators/indicator.decider';
 import { indicatorV2Spec } from '@svc/domain/indicators/indicator-v2.resource';
 import { indicatorSpec } from '@svc/domain/indicators/indicator.resource';
@@ -94,32 +98,33 @@ class IndicatorMethods implements OnModuleInit {
     const compile = { references: this.commands.references, connections: this.connections, typeHost: this.settings.typeHost };
     const compileMethod = (service: ResourceApi, spec: ResourceSpec) => {
       const run = indicatorCompiler(spec, service, compile);
-      return defineMethod(service, 'CompileIndicatorQuery', CompileIndicatorQueryRequest, 'read', ({ principal, request }: MethodCall<CompileIndicatorQueryRequest>) =>
+      return defineMethod(service, 'CompileIndicatorQuery', { request: CompileIndicatorQueryRequest, response: CompileIndicatorQueryResponse }, 'read', ({ principal, request }: MethodCall<CompileIndicatorQueryRequest>) =>
         run(principal.org, request),
       );
     };
-    const write = <Req extends object>(method: string, request: new () => Req, handle: (call: MethodCall<Req>) => Promise<object>) =>
-      defineMethod(api, method, request, 'write', handle);
+    const write = <Req extends object, Res>(method: string, request: new () => Req, response: ResponseDeclaration<Res & object>, handle: (call: MethodCall<Req>) => Promise<NoInfer<Res>>) =>
+      defineMethod(api, method, { request, response }, 'write', handle);
+    const INDICATOR = resourceResponse(indicatorsApi);
     this.registry.register(
-      write('CreateIndicator', CreateIndicatorRequest, (call) => this.create(call)),
-      write('UpdateIndicator', UpdateIndicatorRequest, (call) => this.update(call)),
-      write('DeleteIndicator', NameRequest, async ({ principal, request }) => {
+      write('CreateIndicator', CreateIndicatorRequest, INDICATOR, (call) => this.create(call)),
+      write('UpdateIndicator', UpdateIndicatorRequest, INDICATOR, (call) => this.update(call)),
+      write('DeleteIndicator', NameRequest, EmptyResponse, async ({ principal, request }) => {
         const name = checkName(request.name);
         await this.commands.send(name, request.requestId, { type: 'DeleteIndicator', actor: actorOf(principal), name });
         return {};
       }),
-      write('UndeleteIndicator', NameRequest, async ({ principal, request }) => {
+      write('UndeleteIndicator', NameRequest, INDICATOR, async ({ principal, request }) => {
         const name = checkName(request.name);
         return { indicator: indicatorOf((await this.commands.send(name, request.requestId, { type: 'UndeleteIndicator', actor: actorOf(principal), name })).state) };
       }),
-      write('ReportIndicatorQueryError', ReportIndicatorQueryErrorRequest, async ({ principal, request }) => {
+      write('ReportIndicatorQueryError', ReportIndicatorQueryErrorRequest, INDICATOR, async ({ principal, request }) => {
         const name = checkName(request.name);
         if (request.error.trim() === '') throw invalid('error must not be empty');
         const error = request.error.slice(0, INDICATOR_LIMITS.queryError);
         return { indicator: indicatorOf((await this.commands.send(name, request.requestId, { type: 'ReportQueryError', actor: actorOf(principal), name, error })).state) };
       }),
-      write('PurgeIndicators', PurgeIndicatorsRequest, (call) => this.purge(call)),
-      defineMethod(api, 'BatchGetIndicators', BatchGetIndicatorsRequest, 'read', ({ principal, request }: MethodCall<BatchGetIndicatorsRequest>) =>
+      write('PurgeIndicators', PurgeIndicatorsRequest, PurgeIndicatorsResponse, (call) => this.purge(call)),
+      defineMethod(api, 'BatchGetIndicators', { request: BatchGetIndicatorsRequest, response: BatchGetIndicatorsResponse }, 'read', ({ principal, request }: MethodCall<BatchGetIndicatorsRequest>) =>
         this.batchGet(principal.org, request.names),
       ),
       compileMethod(api, indicatorSpec),
@@ -130,20 +135,22 @@ class IndicatorMethods implements OnModuleInit {
         // Purged activities carry deleteTime: show_deleted brings them (and a purged parent's log) back.
         spec: { ...indicatorActivitiesApi, collection: indicatorActivitiesApi.store, softDelete: true },
         key: indicatorActivitiesApi.plural,
+        response: changelogResponse(indicatorActivitiesApi, 'page'),
         scope: async ({ principal, request }) => {
           const parent = checkParent(request.parent);
           if (request.showDeleted !== true) await this.commands.references.existing(indicatorSpec, principal.org, parent, 'parent');
           return { indicator: parent };
         },
       }),
-      defineMethod(indicatorRelationsApi, 'CreateIndicatorRelation', CreateIndicatorRelationRequest, 'write', (call: MethodCall<CreateIndicatorRelationRequest>) =>
+      defineMethod(indicatorRelationsApi, 'CreateIndicatorRelation', { request: CreateIndicatorRelationRequest, response: resourceResponse(indicatorRelationsApi) }, 'write', (call: MethodCall<CreateIndicatorRelationRequest>) =>
         this.attach(call),
       ),
-      defineMethod(indicatorRelationsApi, 'DeleteIndicatorRelation', NameRequest, 'write', (call: MethodCall<NameRequest>) => this.detach(call)),
+      defineMethod(indicatorRelationsApi, 'DeleteIndicatorRelation', { request: NameRequest, response: EmptyResponse }, 'write', (call: MethodCall<NameRequest>) => this.detach(call)),
       listMethod<ListRequest>(this.queries, indicatorRelationsApi, 'ListIndicatorRelations', {
         request: ListRequest,
         spec: { ...indicatorRelationsApi, collection: RELATION_COLLECTION, softDelete: true },
         key: indicatorRelationsApi.plural,
+        response: pageResponse(indicatorRelationsApi),
       }),
     );
   }

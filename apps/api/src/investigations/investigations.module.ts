@@ -1,6 +1,13 @@
 import { Inject, Injectable, Module, type OnModuleInit } from '@nestjs/common';
 import { SESSION_ARTIFACTS_STORE } from '@svc/contracts/investigations/artifact.events';
-import { CreateInvestigationRequest, GetArtifactRequest, INVESTIGATION_METHODS, investigationsApi } from '@svc/contracts/investigations/investigations.contract';
+import {
+  CreateInvestigationRequest,
+  GetArtifactRequest,
+  GetArtifactResponse,
+  INVESTIGATION_METHODS,
+  investigationsApi,
+} from '@svc/contracts/investigations/investigations.contract';
+import { resourceResponse } from '@svc/contracts/shared/responses';
 import { sessionsApi } from '@svc/contracts/sessions/sessions.contract';
 import { sessionSpec } from '@svc/domain/sessions/session.resource';
 import { notFound } from '@svc/domain/shared/domain-error';
@@ -37,10 +44,10 @@ class InvestigationMethods implements OnModuleInit {
 
   onModuleInit(): void {
     this.registry.register(
-      defineMethod(investigationsApi, INVESTIGATION_METHODS.create, CreateInvestigationRequest, 'write', async ({ principal, request }: MethodCall<CreateInvestigationRequest>) => ({
+      defineMethod(investigationsApi, INVESTIGATION_METHODS.create, { request: CreateInvestigationRequest, response: resourceResponse(investigationsApi) }, 'write', async ({ principal, request }: MethodCall<CreateInvestigationRequest>) => ({
         investigation: await this.investigations.create(actorOf(principal), request),
       })),
-      defineMethod(sessionsApi, 'GetArtifact', GetArtifactRequest, 'read', ({ principal, request }: MethodCall<GetArtifactRequest>) =>
+      defineMethod(sessionsApi, 'GetArtifact', { request: GetArtifactRequest, response: GetArtifactResponse }, 'read', ({ principal, request }: MethodCall<GetArtifactRequest>) =>
         this.getArtifact(principal.org, checkSession(request.session), request.name),
       ),
     );

@@ -1,5 +1,5 @@
 import { Injectable, Module, type OnModuleInit } from '@nestjs/common';
-import { ISSUE_VALIDATION_SERVICE, VALIDATE_ISSUE_EVIDENCE, ValidateIssueEvidenceRequest } from '@svc/contracts/issues/issues.contract';
+import { ISSUE_VALIDATION_SERVICE, VALIDATE_ISSUE_EVIDENCE, ValidateIssueEvidenceRequest, ValidateIssueEvidenceResponse } from '@svc/contracts/issues/issues.contract';
 import { skippedValidation, validateEvidenceByRules, type EvidenceValidation } from '@svc/domain/issues/evidence-validation';
 import { MethodRegistry } from '../http/method-registry';
 import { defineMethod } from '../resource-kit/method-builders';
@@ -26,7 +26,9 @@ class IssueValidationMethods implements OnModuleInit {
   onModuleInit(): void {
     const validate = evidenceValidator();
     this.registry.register(
-      defineMethod({ service: ISSUE_VALIDATION_SERVICE }, VALIDATE_ISSUE_EVIDENCE, ValidateIssueEvidenceRequest, 'read', async ({ request }) => validate(request)),
+      defineMethod({ service: ISSUE_VALIDATION_SERVICE }, VALIDATE_ISSUE_EVIDENCE, { request: ValidateIssueEvidenceRequest, response: ValidateIssueEvidenceResponse }, 'read', async ({ request }) =>
+        validate(request),
+      ),
     );
   }
 }

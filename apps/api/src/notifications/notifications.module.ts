@@ -1,3 +1,4 @@
+import { EmptyResponse, EVENT_STREAM } from '@svc/contracts/shared/responses';
 import { Inject, Injectable, Logger, Module, type OnModuleDestroy, type OnModuleInit } from '@nestjs/common';
 import { NOTIFICATION_SERVICE, PublishRequest, SubscribeRequest } from '@svc/contracts/notifications/notifications.contract';
 import { invalid } from '@svc/domain/shared/domain-error';
@@ -35,13 +36,15 @@ class NotificationsMethods implements OnModuleInit, OnModuleDestroy {
       service: NOTIFICATION_SERVICE,
       method: 'Subscribe',
       request: SubscribeRequest,
+      response: EVENT_STREAM,
       handle: ({ principal, request, headers }) => this.streams.open(principal, request, headers),
     };
-    const publish: MethodDefinition<PublishRequest> = {
+    const publish: MethodDefinition<PublishRequest, EmptyResponse> = {
       service: NOTIFICATION_SERVICE,
       method: 'Publish',
       permission: 'NOTIFICATIONS_PUBLISH',
       request: PublishRequest,
+      response: EmptyResponse,
       handle: async ({ principal, request }) => {
         const { topic, value, payload } = request.notification;
         if (value !== undefined && (typeof value['@type'] !== 'string' || value['@type'] === '')) {

@@ -31,7 +31,7 @@ export class OpenApiDocument implements OnApplicationBootstrap {
       served,
       resources: AREAS.flatMap((a) => a.resources.map((r) => r.api)),
       routeOf: routeFactsOf(this.discovery, this.reflector),
-      version: packageVersion(),
+      ...packageFacts(),
     });
     this.json = JSON.stringify(document);
   }
@@ -75,13 +75,15 @@ function extensionsOf(servedKeys: readonly string[]): SpecMethod[] {
   return [...EXTENSION_ROUTES, ...rpcOnly];
 }
 
-/** The version of the package the api runs from (the nearest package.json above this file). */
-function packageVersion(): string {
+/** The version and license of the package the api runs from (the nearest package.json above this file). */
+function packageFacts(): { version: string; license: string } {
   for (let dir = __dirname; dir !== path.dirname(dir); dir = path.dirname(dir)) {
     const file = path.join(dir, 'package.json');
-    if (fs.existsSync(file)) return String((JSON.parse(fs.readFileSync(file, 'utf8')) as { version?: string }).version ?? '0.0.0');
+    if (!fs.existsSync(file)) continue;
+    const pkg = JSON.parse(fs.readFileSync(file, 'utf8')) as { version?: string; license?: string };
+    return { version: String(pkg.version ?? '0.0.0'), license: String(pkg.license ?? 'UNLICENSED') };
   }
-  return '0.0.0';
+  return { version: '0.0.0', license: 'UNLICENSED' };
 }
 
 @Module({ imports: [DiscoveryModule], providers: [OpenApiDocument], controllers: [OpenApiController] })

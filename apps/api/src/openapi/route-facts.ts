@@ -1,8 +1,9 @@
-import { RequestMethod } from '@nestjs/common';
+import { RequestMethod, SetMetadata } from '@nestjs/common';
 import { METHOD_METADATA, PATH_METADATA } from '@nestjs/common/constants';
 import type { DiscoveryService, Reflector } from '@nestjs/core';
 import type { SpecMethod } from '@svc/contracts/catalog';
 import type { RouteAuth, RouteFacts } from '@svc/infrastructure/openapi/openapi-document';
+import type { ResponseDeclaration } from '@svc/contracts/shared/responses';
 import { IS_PUBLIC, MACHINE_ONLY, WORKLOAD_ONLY } from '../auth/principal';
 import { compileRoute } from '../http/rest-routes';
 
@@ -10,7 +11,16 @@ interface ControllerRoute {
   verb: string;
   path: string;
   auth: RouteAuth;
+  response?: ResponseDeclaration;
 }
+
+const ANSWERS = 'svc:answers';
+
+/**
+ * What a dedicated controller route answers, for the OpenAPI document (the registry's methods say
+ * it in their definition). Annotate the handler's return type with the same class.
+ */
+export const Answers = (response: ResponseDeclaration) => SetMetadata(ANSWERS, response);
 
 /**
  * What the controllers say of each catalog method's routes: whether a dedicated controller route
@@ -38,8 +48,9 @@ export function routeFactsOf(discovery: DiscoveryService, reflector: Reflector):
           : reflector.getAllAndOverride<boolean>(MACHINE_ONLY, targets)
             ? 'machine'
             : 'api';
+      const response = reflector.get<ResponseDeclaration | undefined>(ANSWERS, handler);
       const paths = [Reflect.getMetadata(PATH_METADATA, handler) as string | string[]].flat();
-      for (const p of paths) guarded.push({ verb: RequestMethod[verb], path: samplePath(`/${[prefix, p].filter(Boolean).join('/')}`), auth });
+      for (const p of paths) guarded.push({ verb: RequestMethod[verb], path: samplePath(`/${[prefix, p].filter(Boolean).join('/')}`), auth, response });
     }
   }
   return (m) => {
@@ -47,7 +58,7 @@ export function routeFactsOf(discovery: DiscoveryService, reflector: Reflector):
       const route = compileRoute(m, rest);
       // The registry's wildcard routes (`v1/*`) match no template's literal pattern.
       const hit = guarded.find((g) => g.verb === route.verb && route.pattern.test(g.path));
-      if (hit) return { auth: hit.auth, dedicated: true };
+      if (hit) return { auth: hit.auth, dedicated: true, response: hit.response };
     }
     return { auth: 'api', dedicated: false };
   };

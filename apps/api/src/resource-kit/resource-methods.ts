@@ -6,6 +6,7 @@
 import type { QueryBus } from '@nestjs/cqrs';
 import { ListRequest, type MutatingRequest, NameRequest, OptionalNameRequest, ParentListRequest } from '@svc/contracts/shared/requests';
 import type { ChangelogApi, ResourceApi } from '@svc/contracts/shared/resource-api';
+import { changelogResponse, resourceResponse } from '@svc/contracts/shared/responses';
 import { invalid } from '@svc/domain/shared/domain-error';
 import { namePattern, nameTemplate, resourceName, storeOf, type ResourceCommand, type ResourceSpec } from '@svc/domain/shared/resource';
 import { camelToSnake } from '@svc/infrastructure/wire';
@@ -127,7 +128,7 @@ export function resourceAction<Req extends MutatingRequest>(
 ): MethodDefinition<object> {
   const checkName = checkerOf(spec, api);
   const present = presenter(api);
-  return defineMethod(api, definition.method, definition.request, 'write', async ({ principal, request }) => {
+  return defineMethod(api, definition.method, { request: definition.request, response: resourceResponse(api) }, 'write', async ({ principal, request }) => {
     const { name, input } = definition.toAction(request);
     const command: ResourceCommand = { type: 'Act', action: definition.action, actor: actorOf(principal), name: checkName(name), input };
     return { [api.singular]: present(await parts.commands.send(spec, request.requestId, name, command)) };
@@ -145,6 +146,7 @@ export function changelogMethods(parts: KitParts, parent: ResourceSpec, api: Cha
       request: ParentListRequest,
       spec: { collection, filters, orderBy, defaultOrder, softDelete: false },
       key: api.plural,
+      response: changelogResponse(api, 'page'),
       scope: async ({ principal, request }) => ({ [api.parentPath]: await parts.references.existing(parent, principal.org, request.parent, 'parent') }),
     }),
   ];
@@ -158,6 +160,7 @@ export function changelogMethods(parts: KitParts, parent: ResourceSpec, api: Cha
         store: api.store,
         noun: nounOf(api),
         key: api.singular,
+        response: changelogResponse(api, 'one'),
         nameOf: ({ name }) => {
           if (!entryName.test(name)) throw invalid(`name must look like '${nameTemplate(parent)}/${api.segment}/{id}'${entryRule}, got '${name}'`);
           return name;

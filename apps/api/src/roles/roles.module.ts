@@ -4,13 +4,17 @@ import { isPermission } from '@svc/contracts/roles/permissions';
 import {
   AssignRolesRequest,
   CreateRoleRequest,
+  AssignRolesResponse,
   ListUsersWithPermissionRequest,
+  ListUsersWithPermissionResponse,
   roleFilters,
+  roleShape,
   roleOrderBy,
   ROLES_SERVICE,
   UpdateRoleRequest,
 } from '@svc/contracts/roles/roles.contract';
 import { ListRequest, type MutatingRequest, NameRequest } from '@svc/contracts/shared/requests';
+import { EmptyResponse, pageResponse, resourceResponse } from '@svc/contracts/shared/responses';
 import { type AccessCommand, accessDecider, type AccessEvent, type AccessState, effectivePermissions } from '@svc/domain/roles/access.decider';
 import { invalid } from '@svc/domain/shared/domain-error';
 import { READ_STORE } from '@svc/infrastructure/nest/tokens';
@@ -28,7 +32,9 @@ const ACCESS = 'access';
 const ROLES: ServiceSettings = { service: ROLES_SERVICE, permission: 'ROLES_WRITE' };
 const roleName = nameRule(/^roles\/[^/]+$/, 'roles/{role_id}');
 /** A role's update_mask: the settable fields, and the server-set ones a mask may name (ignored). */
-const ROLE_MASK: MaskRules = { settable: ['displayName', 'description', 'permissions'], outputOnly: ['system', 'isDefault'] };
+const ROLE_MASK: MaskRules = { settable: ['displayName', 'description', 'permissions'], outputOnly: roleShape.outputOnly ?? [] };
+/** `{ role }`: what every role write and GetRole answer. */
+const ROLE = resourceResponse(roleShape);
 
 /**
  * svc.rbac.v1.RolesService. All roles, the default flag and every member's role set of an
@@ -45,7 +51,7 @@ export class RolesMethods implements OnModuleInit {
 
   onModuleInit(): void {
     this.registry.register(
-      defineMethod(ROLES, 'CreateRole', CreateRoleRequest, 'write', async ({ principal, request }) => {
+      defineMethod(ROLES, 'CreateRole', { request: CreateRoleRequest, response: ROLE }, 'write', async ({ principal, request }) => {
         const generated = !request.roleId;
         const roleId = request.roleId || randomUUID();
         const state = await this.decide(principal, request, {
@@ -57,31 +63,39 @@ export class RolesMethods implements OnModuleInit {
         });
         return { role: state.roles[`roles/${roleId}`] };
       }),
-      getMethod(this.queries, ROLES, 'GetRole', { request: NameRequest, store: 'roles', noun: 'role', key: 'role', nameOf: (request) => roleName(request.name) }),
+      getMethod(this.queries, ROLES, 'GetRole', {
+        request: NameRequest,
+        response: ROLE,
+        store: 'roles',
+        noun: 'role',
+        key: 'role',
+        nameOf: (request) => roleName(request.name),
+      }),
       listMethod(this.queries, ROLES, 'ListRoles', {
         request: ListRequest,
         spec: { collection: 'roles', filters: roleFilters, orderBy: roleOrderBy, defaultOrder: 'name', softDelete: true },
         key: 'roles',
+        response: pageResponse(roleShape),
       }),
-      defineMethod(ROLES, 'UpdateRole', UpdateRoleRequest, 'write', async ({ principal, request }) => {
+      defineMethod(ROLES, 'UpdateRole', { request: UpdateRoleRequest, response: ROLE }, 'write', async ({ principal, request }) => {
         const name = roleName(request.role.name);
         const scope = maskScope(request.updateMask, ROLE_MASK);
         const state = await this.decide(principal, request, { type: 'UpdateRole', actor: actorOf(principal), name, role: { ...request.role }, scope });
         return { role: state.roles[name] };
       }),
-      defineMethod(ROLES, 'DeleteRole', NameRequest, 'write', async ({ principal, request }) => {
+      defineMethod(ROLES, 'DeleteRole', { request: NameRequest, response: EmptyResponse }, 'write', async ({ principal, request }) => {
         await this.decide(principal, request, { type: 'DeleteRole', actor: actorOf(principal), name: roleName(request.name) });
         return {};
       }),
-      defineMethod(ROLES, 'ListUsersWithPermission', ListUsersWithPermissionRequest, 'read', ({ principal, request }) =>
+      defineMethod(ROLES, 'ListUsersWithPermission', { request: ListUsersWithPermissionRequest, response: ListUsersWithPermissionResponse }, 'read', ({ principal, request }) =>
         this.queries.execute(new ListUsersWithPermissionQuery(principal.org, request)),
       ),
-      defineMethod(ROLES, 'SetDefaultRole', NameRequest, 'write', async ({ principal, request }) => {
+      defineMethod(ROLES, 'SetDefaultRole', { request: NameRequest, response: ROLE }, 'write', async ({ principal, request }) => {
         const name = roleName(request.name);
         const state = await this.decide(principal, request, { type: 'SetDefaultRole', actor: actorOf(principal), name });
         return { role: state.roles[name] };
       }),
-      defineMethod(ROLES, 'AssignRoles', AssignRolesRequest, 'write', async ({ principal, request }) => {
+      defineMethod(ROLES, 'AssignRoles', { request: AssignRolesRequest, response: AssignRolesResponse }, 'write', async ({ principal, request }) => {
         const state = await this.decide(principal, request, {
           type: 'AssignRoles',
           actor: actorOf(principal),
@@ -105,7 +119,7 @@ export class RolesMethods implements OnModuleInit {
   }
 }
 
-export class ListUsersWithPermissionQuery extends Query<{ users: string[]; nextPageToken: string }> {
+export class ListUsersWithPermissionQuery extends Query<ListUsersWithPermissionResponse> {
   constructor(
     readonly org: string,
     readonly request: ListUsersWithPermissionRequest,

@@ -1,5 +1,5 @@
 import { Injectable, Module, type OnModuleInit } from '@nestjs/common';
-import { INGEST_ROWS, IngestRowsRequest, ROWS_PERMISSION, ROWS_PRESERVE_KEYS, ROWS_SERVICE } from '@svc/contracts/rows/rows.contract';
+import { INGEST_ROWS, IngestRowsRequest, IngestRowsResponse, ROWS_PERMISSION, ROWS_PRESERVE_KEYS, ROWS_SERVICE } from '@svc/contracts/rows/rows.contract';
 import { CommandService } from '@svc/infrastructure/commands/command-service';
 import { ingestRows } from '@svc/infrastructure/rows/ingest-rows';
 import { actorOf } from '../auth/principal';
@@ -20,7 +20,7 @@ class RowsMethods implements OnModuleInit {
   onModuleInit(): void {
     const service = { service: ROWS_SERVICE, permission: ROWS_PERMISSION, preserveKeysUnder: ROWS_PRESERVE_KEYS };
     this.registry.register(
-      defineMethod(service, INGEST_ROWS, IngestRowsRequest, 'write', async ({ principal, request }) => {
+      defineMethod(service, INGEST_ROWS, { request: IngestRowsRequest, response: IngestRowsResponse }, 'write', async ({ principal, request }) => {
         const { ingestion, table, rowCount } = await ingestRows(this.commands, actorOf(principal), request);
         return { ingestion, table, rowCount };
       }),

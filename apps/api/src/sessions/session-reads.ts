@@ -4,7 +4,7 @@
  */
 import { Inject } from '@nestjs/common';
 import { Query, QueryHandler, type IQueryHandler } from '@nestjs/cqrs';
-import { MAX_READ_MESSAGES, sessionsApi, type SessionListRequest } from '@svc/contracts/sessions/sessions.contract';
+import { MAX_READ_MESSAGES, type ReadResponse, sessionsApi, type SessionListRequest } from '@svc/contracts/sessions/sessions.contract';
 import { DomainError, invalid } from '@svc/domain/shared/domain-error';
 import { SESSION_MESSAGES, SESSIONS } from '@svc/infrastructure/areas/sessions/sessions.projection';
 import { READ_STORE } from '@svc/infrastructure/nest/tokens';
@@ -45,15 +45,7 @@ export function incognitoScope(request: SessionListRequest): Filter {
   return mentions(compileFilter(request.filter ?? '', sessionsApi.filters), 'incognito') ? {} : { incognito: { $ne: true } };
 }
 
-export interface ReadAnswer {
-  session: string;
-  sessionOffset: number;
-  sessionLength: number;
-  messages: unknown[];
-  status: string;
-}
-
-export class ReadSessionQuery extends Query<ReadAnswer> {
+export class ReadSessionQuery extends Query<ReadResponse> {
   constructor(
     readonly org: string,
     readonly session: string,
@@ -68,7 +60,7 @@ export class ReadSessionQuery extends Query<ReadAnswer> {
 export class ReadSessionHandler implements IQueryHandler<ReadSessionQuery> {
   constructor(@Inject(READ_STORE) private readonly reads: ReadStore) {}
 
-  async execute({ org, session, offset }: ReadSessionQuery): Promise<ReadAnswer> {
+  async execute({ org, session, offset }: ReadSessionQuery): Promise<ReadResponse> {
     const doc = await this.reads.collection(SESSIONS).findOne({ _id: docId(org, session) });
     if (!doc) throw new DomainError('NOT_FOUND', `session '${session}' not found`);
     const length = (doc._length as number | undefined) ?? 0;

@@ -2,16 +2,22 @@ import { Inject, Injectable, Module, type OnModuleInit } from '@nestjs/common';
 import { QueryBus } from '@nestjs/cqrs';
 import {
   CreateSessionRequest,
+  DescribeSessionsResponse,
   LaunchBacktestRequest,
+  LaunchBacktestResponse,
   ReadRequest,
+  ReadResponse,
   SESSION_METHODS as M,
   SessionListRequest,
   sessionsApi,
   WriteRequest,
+  WriteResponse,
 } from '@svc/contracts/sessions/sessions.contract';
+import { pageResponse, resourceResponse } from '@svc/contracts/shared/responses';
 import { agentSpec } from '@svc/domain/agents/agent.resource';
 import { invalid } from '@svc/domain/shared/domain-error';
 import type { JsonObject } from '@svc/domain/shared/json-path';
+import type { SessionState } from '@svc/domain/sessions/session.decider';
 import { sessionSpec } from '@svc/domain/sessions/session.resource';
 import { normaliseTime } from '@svc/domain/shared/time';
 import { READ_STORE } from '@svc/infrastructure/nest/tokens';
@@ -23,7 +29,7 @@ import { ResourceReferences } from '../resource-kit/references';
 import { nameChecker, nameRule } from '../resource-kit/request-envelopes';
 import { ClaimSessionNameHandler } from './claim-session-name';
 import { SessionCommands } from './session-commands';
-import { describe, incognitoScope, ReadSessionHandler, ReadSessionQuery, SESSION_LIST, type ReadAnswer } from './session-reads';
+import { describe, incognitoScope, ReadSessionHandler, ReadSessionQuery, SESSION_LIST } from './session-reads';
 
 const SETTINGS = ['associatedResources', 'incognito', 'automated', 'bashPrelude', 'runtime', 'inputs', 'dryRun', 'title', 'compatProvider', 'compatModel', 'compatReasoningEffort'] as const;
 const checkSession = nameChecker(sessionSpec, 'id', 'session');
@@ -52,21 +58,22 @@ class SessionMethods implements OnModuleInit {
       ...incognitoScope(request),
     });
     this.registry.register(
-      defineMethod(sessionsApi, M.create, CreateSessionRequest, 'write', ({ principal, request }: MethodCall<CreateSessionRequest>) =>
+      defineMethod(sessionsApi, M.create, { request: CreateSessionRequest, response: resourceResponse(sessionsApi) }, 'write', ({ principal, request }: MethodCall<CreateSessionRequest>) =>
         this.createSession(actorOf(principal), request),
       ),
-      listMethod(this.queries, sessionsApi, M.list, { request: SessionListRequest, spec: SESSION_LIST, key: 'sessions', scope }),
+      listMethod(this.queries, sessionsApi, M.list, { request: SessionListRequest, spec: SESSION_LIST, key: 'sessions', scope, response: pageResponse(sessionsApi) }),
       listMethod(this.queries, sessionsApi, M.describe, {
         request: SessionListRequest,
         spec: { ...SESSION_LIST, present: describe },
         key: 'sessionDescriptions',
         scope,
+        response: DescribeSessionsResponse,
       }),
-      defineMethod(sessionsApi, M.write, WriteRequest, 'write', ({ principal, request }: MethodCall<WriteRequest>) => this.write(actorOf(principal), request)),
-      defineMethod(sessionsApi, M.read, ReadRequest, 'read', ({ principal, request }: MethodCall<ReadRequest>) =>
-        this.queries.execute<ReadSessionQuery, ReadAnswer>(new ReadSessionQuery(principal.org, checkSession(request.session), request.sessionOffset ?? 0)),
+      defineMethod(sessionsApi, M.write, { request: WriteRequest, response: WriteResponse }, 'write', ({ principal, request }: MethodCall<WriteRequest>) => this.write(actorOf(principal), request)),
+      defineMethod(sessionsApi, M.read, { request: ReadRequest, response: ReadResponse }, 'read', ({ principal, request }: MethodCall<ReadRequest>) =>
+        this.queries.execute<ReadSessionQuery, ReadResponse>(new ReadSessionQuery(principal.org, checkSession(request.session), request.sessionOffset ?? 0)),
       ),
-      defineMethod(sessionsApi, M.launchBacktest, LaunchBacktestRequest, 'write', ({ principal, request }: MethodCall<LaunchBacktestRequest>) =>
+      defineMethod(sessionsApi, M.launchBacktest, { request: LaunchBacktestRequest, response: LaunchBacktestResponse }, 'write', ({ principal, request }: MethodCall<LaunchBacktestRequest>) =>
         this.launchBacktest(actorOf(principal), request),
       ),
     );
@@ -96,7 +103,7 @@ class SessionMethods implements OnModuleInit {
     const input = { messages: request.messages, writeMode: request.writeMode ?? 'WRITE_MODE_CHECKPOINT' } as const;
     if (!hasSession) {
       const state = await this.sessions.create(actor, request.requestId, { parent: request.parent, settings: {}, write: input });
-      return { session: state.resource.resource?.name, sessionLength: state.length };
+      return { session: createdName(state), sessionLength: state.length };
     }
     const name = checkSession(request.session);
     const { state } = await this.sessions.send(name, request.requestId, { type: 'Write', actor, name, typeHost: this.sessions.typeHost, ...input });
@@ -111,8 +118,15 @@ class SessionMethods implements OnModuleInit {
     const toolCallId = request.toolCallId ?? '';
     const settings: JsonObject = { dryRun: true, mockTime, ...(toolCallId === '' ? {} : { associatedResources: [`tool-calls/${toolCallId}`] }) };
     const state = await this.sessions.create(actor, request.requestId, { parent, settings });
-    return { session: state.resource.resource?.name };
+    return { session: createdName(state) };
   }
+}
+
+/** The name of a session its create just answered (an internal fault if the state has none). */
+function createdName(state: SessionState): string {
+  const name = state.resource.resource?.name;
+  if (typeof name !== 'string') throw new Error('a created session has no name');
+  return name;
 }
 
 @Module({ providers: [SessionMethods, SessionCommands, ClaimSessionNameHandler, ReadSessionHandler] })

@@ -1,5 +1,5 @@
 import { Injectable, Module, type OnModuleInit } from '@nestjs/common';
-import { INVOKE_TRIGGER_METHOD, InvokeTriggerRequest, triggersApi } from '@svc/contracts/triggers/triggers.contract';
+import { INVOKE_TRIGGER_METHOD, InvokeTriggerRequest, InvokeTriggerResponse, triggersApi } from '@svc/contracts/triggers/triggers.contract';
 import { checkInvokeArms } from '@svc/domain/triggers/invocation';
 import { DomainError } from '@svc/domain/shared/domain-error';
 import { actorOf } from '../auth/principal';
@@ -19,7 +19,7 @@ class TriggerMethods implements OnModuleInit {
   onModuleInit(): void {
     this.registry.register(
       {
-        ...defineMethod(triggersApi, INVOKE_TRIGGER_METHOD, InvokeTriggerRequest, 'write', ({ principal, request }: MethodCall<InvokeTriggerRequest>) => {
+        ...defineMethod(triggersApi, INVOKE_TRIGGER_METHOD, { request: InvokeTriggerRequest, response: InvokeTriggerResponse }, 'write', ({ principal, request }: MethodCall<InvokeTriggerRequest>) => {
           // The spec: the chat arm is "produced only by the server-internal chat event dispatcher after a
           // verified chat webhook ... External callers must not populate it." The internal dispatchers
           // are ours in process and the integrations server with machine credentials; members send message.

@@ -1,3 +1,4 @@
+import { EVENT_STREAM } from '@svc/contracts/shared/responses';
 import { Inject, Injectable, Module, type OnModuleDestroy, type OnModuleInit } from '@nestjs/common';
 import { EVENT_STORE, type EventStore } from '@svc/infrastructure/event-store/event-store.port';
 import { watchNotifications } from '@svc/infrastructure/history/event-view';
@@ -28,12 +29,14 @@ class WatchMethods implements OnModuleInit, OnModuleDestroy {
       service: HISTORY_SERVICE,
       method: 'WatchEvents',
       request: WatchEventsRequest,
+      response: EVENT_STREAM,
       handle: ({ principal, request, headers }) => this.streams.open(principal, { filter: request.filter }, headers),
     };
     const resource: MethodDefinition<WatchResourceRequest> = {
       service: HISTORY_SERVICE,
       method: 'WatchResource',
       request: WatchResourceRequest,
+      response: EVENT_STREAM,
       handle: ({ principal, request, headers }) => {
         // A name that cannot have a stream is refused as Get would refuse it; a future resource may be watched.
         targetOf(principal.org, request.name);

@@ -2,10 +2,11 @@
  * Agent SLOs (spec part 3, "Agent SLO"): `agents/{agent}/slos/{slo}` with their evaluation records.
  * The only area whose answers are snake_case (wire convention 2); requests are as everywhere.
  */
-import { Transform } from 'class-transformer';
-import { IsIn, IsNotEmpty, IsNumber, IsOptional, IsString, MaxLength } from 'class-validator';
+import { Transform, Type } from 'class-transformer';
+import { IsIn, IsNotEmpty, IsNumber, IsOptional, IsString, MaxLength, ValidateNested } from 'class-validator';
 import { MutatingRequest } from '../shared/requests';
 import { RESOURCE_FILTERS, type ChangelogApi, type ResourceApi } from '../shared/resource-api';
+import { IsResource } from '../shared/responses';
 
 export const AGENT_SLOS_SERVICE = 'svc.agentslos.v1.AgentSlosService';
 export const SLO_DIRECTIONS = ['SLO_TARGET_DIRECTION_AT_OR_ABOVE', 'SLO_TARGET_DIRECTION_AT_OR_BELOW'] as const;
@@ -102,4 +103,24 @@ export class RecordSloEvaluationRequest extends MutatingRequest {
   @DoubleFromJson() score!: unknown;
   @IsOptional() @IsString() @MaxLength(MAX_RECORD_NOTES) notes?: string;
   @IsOptional() @IsString() sessionName?: string;
+}
+
+/** One evaluation record of an SLO (`agents/{agent}/slos/{slo}/records/{n}`). */
+export class AgentSloRecord {
+  @IsString() name!: string;
+  @IsNumber() score!: number;
+  @IsOptional() @IsString() notes?: string;
+  @IsOptional() @IsString() sessionName?: string;
+  @IsString() createTime!: string;
+}
+
+/** RecordSloEvaluation: the SLO after the evaluation, and the record it appended. */
+export class RecordSloEvaluationResponse {
+  @IsResource(() => agentSlosApi) agentSlo!: Record<string, unknown>;
+  @ValidateNested() @Type(() => AgentSloRecord) agentSloRecord!: AgentSloRecord;
+}
+
+export class ListAgentSloRecordsResponse {
+  @ValidateNested({ each: true }) @Type(() => AgentSloRecord) agentSloRecords!: AgentSloRecord[];
+  @IsString() nextPageToken!: string;
 }

@@ -7,6 +7,7 @@ import { Type } from 'class-transformer';
 import { ArrayMaxSize, ArrayNotEmpty, IsArray, IsBoolean, IsIn, IsNotEmpty, IsObject, IsOptional, IsString, ValidateNested } from 'class-validator';
 import { ListRequest, MutatingRequest } from '../shared/requests';
 import { RESOURCE_FILTERS, type ChangelogApi, type ResourceApi } from '../shared/resource-api';
+import { IsResource } from '../shared/responses';
 import { INDICATOR_KINDS, INDICATOR_LIMITS } from './enums';
 
 export { INDICATOR_KINDS, INDICATOR_LIMITS, type IndicatorKind } from './enums';
@@ -63,6 +64,7 @@ export const indicatorRelationsApi = {
   service: INDICATOR_RELATIONS_SERVICE,
   singular: 'indicatorRelation',
   plural: 'indicatorRelations',
+  input: IndicatorRelationInput,
   filters: {
     ...RESOURCE_FILTERS,
     indicator: { type: 'string', path: 'indicator' },
@@ -71,7 +73,7 @@ export const indicatorRelationsApi = {
   orderBy: { create_time: 'createTime' },
   defaultOrder: 'create_time desc',
   permission: 'INDICATORS_WRITE',
-} as const satisfies Pick<ResourceApi, 'service' | 'singular' | 'plural' | 'filters' | 'orderBy' | 'defaultOrder' | 'permission'>;
+} as const satisfies Pick<ResourceApi, 'service' | 'singular' | 'plural' | 'input' | 'filters' | 'orderBy' | 'defaultOrder' | 'permission'>;
 
 /** ListIndicatorActivities: the changelog projected from the indicator's own events. */
 export const indicatorActivitiesApi: ChangelogApi = {
@@ -129,4 +131,28 @@ export class CreateIndicatorRelationRequest extends MutatingRequest {
 
 export class ListIndicatorActivitiesRequest extends ListRequest {
   @IsString() @IsNotEmpty() parent!: string;
+}
+
+export class BatchGetIndicatorsResponse {
+  @IsResource(() => indicatorsApi, { each: true }) indicators!: Record<string, unknown>[];
+}
+
+/** How many soft-deleted indicators matched (a dry run) or were purged (force), and some of their names. */
+export class PurgeIndicatorsResponse {
+  /** int64 as protobuf JSON writes it: a decimal string. */
+  @IsString() purgeCount!: string;
+  @IsString({ each: true }) purgeSample!: string[];
+}
+
+/** A `svc.query.v2.QueryRequest` as an Any: the compiled SQL and the resolved connections. */
+export class CompiledQueryRequest {
+  @IsString() '@type'!: string;
+  @IsString() sql!: string;
+  @IsObject({ each: true }) connections!: object[];
+}
+
+export class CompileIndicatorQueryResponse {
+  @ValidateNested() @Type(() => CompiledQueryRequest) queryRequest!: CompiledQueryRequest;
+  /** The indicator compiled, in the form its version (v1 or v2) answers. */
+  @IsObject() indicator!: Record<string, unknown>;
 }

@@ -1,4 +1,5 @@
-import { ArrayMaxSize, IsArray, IsIn, IsNotEmpty, IsObject, IsOptional, IsString } from 'class-validator';
+import { Type } from 'class-transformer';
+import { ArrayMaxSize, IsArray, IsIn, IsNotEmpty, IsObject, IsOptional, IsString, ValidateNested } from 'class-validator';
 import { MutatingRequest } from '../shared/requests';
 import { RESOURCE_FILTERS, type ResourceApi } from '../shared/resource-api';
 
@@ -57,4 +58,32 @@ export const INVESTIGATIONS_SERVICE = SERVICE;
 export class GetArtifactRequest {
   @IsString() @IsNotEmpty() session!: string;
   @IsString() @IsNotEmpty() name!: string;
+}
+
+/** UploadArtifact (`PUT /v1/artifacts/{sha256}`): the content held, and until when unless referenced. */
+export class UploadArtifactResponse {
+  @IsString() sha256!: string;
+  /** int64 as protobuf JSON writes it: a decimal string. */
+  @IsString() sizeBytes!: string;
+  /** When the upload expires unless an investigation references it; absent once one does. */
+  @IsOptional() @IsString() expireTime?: string;
+}
+
+/** An artifact of a session's namespace as GetArtifact answers it (ArtifactRecord on the wire). */
+export class Artifact {
+  @IsString() name!: string;
+  @IsString() sha256!: string;
+  @IsString() contentType!: string;
+  @IsOptional() @IsString() contentEncoding?: string;
+  /** int64 as protobuf JSON writes it: a decimal string. */
+  @IsString() sizeBytes!: string;
+  /** Where the bytes are streamed from (`GET`, the caller's credentials). */
+  @IsString() downloadUri!: string;
+  /** The bytes, base64, when they are at most 1 MiB. */
+  @IsOptional() @IsString() content?: string;
+}
+
+export class GetArtifactResponse {
+  // A read-model document: its shape is the schema's, its TypeScript type an open record.
+  @ValidateNested() @Type(() => Artifact) artifact!: Record<string, unknown>;
 }

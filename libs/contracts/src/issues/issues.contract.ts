@@ -4,9 +4,9 @@
  * proposed issues against evidence and changes nothing.
  */
 import { Type } from 'class-transformer';
-import { ArrayMaxSize, ArrayMinSize, IsArray, IsNotEmpty, IsObject, IsOptional, IsString, MaxLength, ValidateNested } from 'class-validator';
+import { ArrayMaxSize, ArrayMinSize, IsArray, IsBoolean, IsIn, IsInt, IsNotEmpty, IsObject, IsOptional, IsString, MaxLength, ValidateNested } from 'class-validator';
 import { RESOURCE_FILTERS, type ResourceApi } from '../shared/resource-api';
-import { ISSUE_WORKFLOW_STATES, MAX_EVIDENCE_CONTEXT, MAX_PROPOSED_ISSUES, MAX_PROPOSED_TEXT, MAX_PROPOSED_TITLE } from './issue-enums';
+import { EVIDENCE_DECISIONS, ISSUE_WORKFLOW_STATES, MAX_EVIDENCE_CONTEXT, MAX_PROPOSED_ISSUES, MAX_PROPOSED_TEXT, MAX_PROPOSED_TITLE } from './issue-enums';
 
 export * from './issue-enums';
 
@@ -56,4 +56,21 @@ export class ValidateIssueEvidenceRequest {
   @MaxLength(MAX_EVIDENCE_CONTEXT, { message: `evidence_context is longer than ${MAX_EVIDENCE_CONTEXT} characters` })
   evidenceContext!: string;
   @IsOptional() @IsString() sourceSession?: string;
+}
+
+/** What the validator found of one proposed issue (by its index in the request). */
+export class EvidenceFindingResult {
+  @IsInt() issueIndex!: number;
+  @IsString() title!: string;
+  @IsBoolean() supported!: boolean;
+  @IsString() reason!: string;
+}
+
+/** ValidateIssueEvidence: advisory; SKIPPED (and passes) when no validator is configured. */
+export class ValidateIssueEvidenceResponse {
+  @IsIn(Object.values(EVIDENCE_DECISIONS)) decision!: (typeof EVIDENCE_DECISIONS)[keyof typeof EVIDENCE_DECISIONS];
+  @IsBoolean() passes!: boolean;
+  @IsString() feedback!: string;
+  @ValidateNested({ each: true }) @Type(() => EvidenceFindingResult) findings!: EvidenceFindingResult[];
+  @IsString() validatorVersion!: string;
 }

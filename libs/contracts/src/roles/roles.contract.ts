@@ -2,6 +2,7 @@ import { Type } from 'class-transformer';
 import { ArrayMaxSize, IsArray, IsNotEmpty, IsObject, IsOptional, IsString, Matches, ValidateNested } from 'class-validator';
 import type { FilterSchema } from '../shared/resource-api';
 import { Int64, MutatingRequest } from '../shared/requests';
+import type { ResourceShape } from '../shared/responses';
 
 export const ROLES_SERVICE = 'svc.rbac.v1.RolesService';
 
@@ -11,6 +12,9 @@ export class RoleInput {
   @IsOptional() @IsString() description?: string;
   @IsOptional() @IsArray() @ArrayMaxSize(100) @IsString({ each: true }) permissions?: string[];
 }
+
+/** A role as answered: its settable fields plus the server-set ones (name, times, these). */
+export const roleShape: ResourceShape = { singular: 'role', plural: 'roles', input: RoleInput, outputOnly: ['system', 'isDefault'] };
 
 export class CreateRoleRequest extends MutatingRequest {
   @IsOptional() @IsString() roleId?: string;
@@ -29,6 +33,11 @@ export class ListUsersWithPermissionRequest {
   @IsString() @IsNotEmpty() permission!: string;
   @Int64() pageSize?: number;
   @IsOptional() @IsString() pageToken?: string;
+}
+
+export class ListUsersWithPermissionResponse {
+  @IsString({ each: true }) users!: string[];
+  @IsString() nextPageToken!: string;
 }
 
 export class AssignRolesRequest extends MutatingRequest {
@@ -53,3 +62,8 @@ export const roleOrderBy: Record<string, string> = {
   create_time: 'createTime',
   update_time: 'updateTime',
 };
+
+/** The user's role names after the assignment. */
+export class AssignRolesResponse {
+  @IsString({ each: true }) roles!: string[];
+}

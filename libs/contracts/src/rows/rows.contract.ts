@@ -3,7 +3,7 @@
  * appended as one `RowsIngested` event per request, which the row trigger reactor matches against
  * the predicates of the enabled row triggers of that table.
  */
-import { IsArray, IsString } from 'class-validator';
+import { IsArray, IsInt, IsString } from 'class-validator';
 import type { Permission } from '../roles/permissions';
 import { MutatingRequest } from '../shared/requests';
 
@@ -31,4 +31,11 @@ export interface RowsIngestedEvent {
 /** One stream per ingestion request, so an ingestion never loads an earlier one. */
 export function rowsStreamId(org: string, ingestionId: string): string {
   return `rows-${org}:ingestions/${ingestionId}`;
+}
+
+/** IngestRows: the ingestion's id, its table and how many rows it carried. */
+export class IngestRowsResponse {
+  @IsString() ingestion!: string;
+  @IsString() table!: string;
+  @IsInt() rowCount!: number;
 }

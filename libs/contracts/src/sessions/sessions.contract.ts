@@ -1,7 +1,9 @@
-import { IsArray, IsBoolean, IsIn, IsNotEmpty, IsObject, IsOptional, IsString } from 'class-validator';
+import { Type } from 'class-transformer';
+import { IsArray, IsBoolean, IsIn, IsInt, IsNotEmpty, IsObject, IsOptional, IsString, ValidateNested } from 'class-validator';
 import { Int64, ListRequest, MutatingRequest } from '../shared/requests';
 import { RESOURCE_FILTERS, type ResourceApi } from '../shared/resource-api';
-import { WRITE_MODES } from './session.events';
+import { IsResource } from '../shared/responses';
+import { SESSION_STATUSES, WRITE_MODES } from './session.events';
 
 export const AGENT_SERVICE = 'svc.nxagent.v2.AgentService';
 
@@ -102,6 +104,45 @@ export class LaunchBacktestRequest extends MutatingRequest {
   @IsString() @IsNotEmpty() agentName!: string;
   @IsString() @IsNotEmpty() mockTime!: string;
   @IsOptional() @IsString() toolCallId?: string;
+}
+
+/** Write: the session written to (created when the request named a parent) and its length after. */
+export class WriteResponse {
+  @IsString() session!: string;
+  @IsInt() sessionLength!: number;
+}
+
+/** Read: messages from `sessionOffset`, the session's length and its runtime status. */
+export class ReadResponse {
+  @IsString() session!: string;
+  @IsInt() sessionOffset!: number;
+  @IsInt() sessionLength!: number;
+  @IsObject({ each: true }) messages!: unknown[];
+  @IsIn(SESSION_STATUSES) status!: string;
+}
+
+/** LaunchBacktest: the dry-run session it created. */
+export class LaunchBacktestResponse {
+  @IsString() session!: string;
+}
+
+export class SessionConclusion {
+  @IsBoolean() done!: boolean;
+}
+
+/** A session description (spec part 2, "Session description"): the session and its runtime state. */
+export class SessionDescription {
+  @IsResource(() => sessionsApi) session!: Record<string, unknown>;
+  @IsIn(SESSION_STATUSES) status!: string;
+  @IsInt() sessionLength!: number;
+  /** When the last message was written. */
+  @IsOptional() @IsString() lastMessage?: string;
+  @IsOptional() @ValidateNested() @Type(() => SessionConclusion) conclusion?: SessionConclusion;
+}
+
+export class DescribeSessionsResponse {
+  @ValidateNested({ each: true }) @Type(() => SessionDescription) sessionDescriptions!: SessionDescription[];
+  @IsString() nextPageToken!: string;
 }
 
 /** Most messages one Read answers (ours); the next Read continues from sessionOffset + messages.length. */

@@ -7,6 +7,7 @@ import { Type } from 'class-transformer';
 import { IsArray, IsBoolean, IsNotEmpty, IsObject, IsOptional, IsString, MaxLength, ValidateNested } from 'class-validator';
 import { MutatingRequest } from '../shared/requests';
 import { RESOURCE_FILTERS, type ResourceApi } from '../shared/resource-api';
+import { IsResource } from '../shared/responses';
 
 export * from './trigger-configuration';
 
@@ -66,3 +67,9 @@ export const triggersApi: ResourceApi = {
 };
 
 export const INVOKE_TRIGGER_METHOD = 'InvokeTrigger';
+
+/** InvokeTrigger: the trigger invoked and the session it started (or the recent one it reused). */
+export class InvokeTriggerResponse {
+  @IsResource(() => triggersApi) trigger!: Record<string, unknown>;
+  @IsString() session!: string;
+}

@@ -7,6 +7,7 @@
 import 'reflect-metadata';
 import { getMetadataStorage } from 'class-validator';
 import type { ValidationMetadata } from 'class-validator/types/metadata/ValidationMetadata';
+import { IS_RESOURCE, type ResourceShape } from '@svc/contracts/shared/responses';
 
 // class-transformer keeps `@Type` metadata in a storage its index does not export (types ship apart).
 const { defaultMetadataStorage } = require('class-transformer/cjs/storage') as typeof import('class-transformer/types/storage');
@@ -19,8 +20,9 @@ export type Casing = (camel: string) => string;
 const KEYWORDS: Record<string, (m: ValidationMetadata) => JsonSchema> = {
   isString: () => ({ type: 'string' }),
   isBoolean: () => ({ type: 'boolean' }),
-  isObject: () => ({ type: 'object' }),
-  isArray: () => ({ type: 'array' }),
+  // Free-form (user data: inputs, labels, tool arguments): any properties, typed as such by clients.
+  isObject: () => ({ type: 'object', additionalProperties: true }),
+  isArray: () => ({ type: 'array', items: {} }),
   isInt: () => ({ type: 'integer' }),
   isNumber: () => ({ type: 'number' }),
   isNotEmpty: () => ({ minLength: 1 }),
@@ -54,11 +56,30 @@ export class SchemaRegistry {
     return { $ref: `#/components/schemas/${known}` };
   }
 
+  /** The schema of `type` in `casing`, in place (an answer's envelope); nested classes are still refs. */
+  inline(type: DtoClass, casing: Casing): JsonSchema {
+    return this.build(type, casing);
+  }
+
   /** The property schemas of `type` (for query parameters), in `casing`. */
   properties(type: DtoClass, casing: Casing): { name: string; schema: JsonSchema; required: boolean }[] {
     const schema = this.build(type, casing);
     const required = new Set((schema.required as string[] | undefined) ?? []);
     return Object.entries(schema.properties as Record<string, JsonSchema>).map(([name, s]) => ({ name, schema: s, required: required.has(name) }));
+  }
+
+  /**
+   * A resource as answered: its settable fields (the input DTO) plus the server-set ones (name, the
+   * times, `outputOnly`, the etag), keys in `casing`.
+   */
+  resource(shape: ResourceShape, casing: Casing): JsonSchema {
+    const snake = casing('createTime') !== 'createTime';
+    const input = this.ref(shape.input, casing, pascal(shape.singular) + (snake ? 'FieldsSnake' : 'Fields'));
+    const time = { type: 'string', format: 'date-time' };
+    const serverSet: Record<string, JsonSchema> = { name: { type: 'string' }, createTime: time, updateTime: time, deleteTime: time };
+    for (const field of shape.outputOnly ?? []) serverSet[field] = {};
+    if (shape.etag) serverSet.etag = { type: 'string' };
+    return { allOf: [input, { type: 'object', properties: Object.fromEntries(Object.entries(serverSet).map(([k, v]) => [casing(k), v])) }] };
   }
 
   add(name: string, schema: JsonSchema): JsonSchema {
@@ -100,6 +121,10 @@ export class SchemaRegistry {
         if (nested) Object.assign(rule.each ? items : own, this.ref(nested, casing));
         continue;
       }
+      if (rule.name === IS_RESOURCE) {
+        Object.assign(rule.each ? items : own, this.resource((rule.constraints[0] as () => ResourceShape)(), casing));
+        continue;
+      }
       const keyword = rule.name ? KEYWORDS[rule.name] : undefined;
       if (!keyword) {
         if (rule.name) unknown.push(rule.name);
@@ -109,8 +134,13 @@ export class SchemaRegistry {
     }
     if (Object.keys(items).length > 0) Object.assign(own, { type: 'array', items });
     // A `$ref` beside other keywords is allowed in 3.1; an object check beside it adds nothing.
-    if (own.$ref && own.type === 'object') delete own.type;
+    if ((own.$ref || own.allOf) && own.type === 'object') {
+      delete own.type;
+      delete own.additionalProperties;
+    }
     if (unknown.length > 0) own['x-validators'] = unknown;
     return own;
   }
 }
+
+const pascal = (s: string) => s.charAt(0).toUpperCase() + s.slice(1);

@@ -1,9 +1,11 @@
 import 'reflect-metadata';
 import { Type } from 'class-transformer';
-import { IsIn, IsOptional, IsString, MaxLength, ValidateNested } from 'class-validator';
+import { IsArray, IsIn, IsInt, IsObject, IsOptional, IsString, MaxLength, ValidateNested } from 'class-validator';
 import { SPEC_METHODS, type SpecMethod, specRoutes } from '@svc/contracts/catalog';
 import { notesApi } from '@svc/contracts/notes/notes.contract';
 import { ListRequest, NameRequest } from '@svc/contracts/shared/requests';
+import { EVENT_STREAM, IsResource } from '@svc/contracts/shared/responses';
+import { sessionsApi } from '@svc/contracts/sessions/sessions.contract';
 import { validateOpenApi } from '../../../../test/support/openapi-validate';
 import { AREAS } from '../areas';
 import { type DocumentedMethod, openApiDocument } from './openapi-document';
@@ -17,7 +19,18 @@ class Outer {
   @IsOptional() @IsString({ each: true }) tagNames?: string[];
 }
 
+/** A declared answer: scalars, a free-form object, an untyped array and a resource by its declaration. */
+class WriteAnswer {
+  @IsString() session!: string;
+  @IsInt() sessionLength!: number;
+  @IsOptional() @IsObject() inputs?: Record<string, unknown>;
+  @IsOptional() @IsArray() messages?: unknown[];
+  @IsOptional() @IsResource(() => sessionsApi) created?: Record<string, unknown>;
+}
+
 const served = new Map<string, DocumentedMethod>([
+  ['svc.nxagent.v2.AgentService/Write', { service: sessionsApi.service, method: 'Write', request: ListRequest, response: WriteAnswer }],
+  ['svc.notifications.v1.NotificationService/Subscribe', { service: 'svc.notifications.v1.NotificationService', method: 'Subscribe', request: ListRequest, response: EVENT_STREAM }],
   ['svc.notes.v1.NotesService/ListNotes', { service: notesApi.service, method: 'ListNotes', request: ListRequest }],
   [
     'svc.rbac.v1.RolesService/ListRoles',
@@ -32,7 +45,7 @@ const served = new Map<string, DocumentedMethod>([
   ['svc.notes.v1.NotesService/CreateNote', { service: notesApi.service, method: 'CreateNote', request: Outer, permission: 'KNOWLEDGE_WRITE' }],
 ]);
 const resources = AREAS.flatMap((a) => a.resources.map((r) => r.api));
-const document = openApiDocument({ methods: SPEC_METHODS, served, resources, version: 'test' }) as any; // eslint-disable-line @typescript-eslint/no-explicit-any -- a JSON document read by path
+const document = openApiDocument({ methods: SPEC_METHODS, served, resources, version: 'test', license: 'UNLICENSED' }) as any; // eslint-disable-line @typescript-eslint/no-explicit-any -- a JSON document read by path
 
 /** The operation of a route as the catalog writes it (`GET /v1/{name=indicators/*}`), found by its x-path-template. */
 function operationOf(route: string): { verb: string; op: Record<string, any> } | undefined {
@@ -84,6 +97,26 @@ describe('the OpenAPI document', () => {
     const [fields, serverSet] = schema.properties.note.allOf;
     expect(Object.keys(document.components.schemas[fields.$ref.split('/').pop()].properties)).toContain('displayName');
     expect(Object.keys(serverSet.properties)).toEqual(expect.arrayContaining(['name', 'createTime', 'updateTime']));
+  });
+
+  it('answers a declared response: free-form objects open, arrays with items, resources as the resource kit answers them', () => {
+    const schema = operationOf('POST /svc.nxagent.v2.AgentService/Write')!.op.responses['200'].content['application/json'].schema;
+    expect(schema.required).toEqual(['session', 'sessionLength']);
+    expect(schema.properties.inputs).toEqual({ type: 'object', additionalProperties: true });
+    expect(schema.properties.messages).toEqual({ type: 'array', items: {} });
+    const [fields, serverSet] = schema.properties.created.allOf;
+    expect(fields).toEqual({ $ref: '#/components/schemas/SessionFields' });
+    expect(Object.keys(serverSet.properties)).toEqual(expect.arrayContaining(['name', 'createTime']));
+    // The same resource answered by a kit method (GetSession) is the same schema.
+    const get = operationOf('POST /svc.nxagent.v2.AgentService/GetSession')!.op.responses['200'].content['application/json'].schema;
+    expect(get.properties.session.allOf[0]).toEqual(fields);
+  });
+
+  it('declares an event stream as text/event-stream, and the document has servers and a license', () => {
+    const subscribe = operationOf('POST /svc.notifications.v1.NotificationService/Subscribe')!.op;
+    expect(Object.keys(subscribe.responses['200'].content)).toEqual(['text/event-stream']);
+    expect(document.servers).toEqual([{ url: '/', description: expect.any(String) }]);
+    expect(document.info.license).toEqual({ name: 'UNLICENSED' });
   });
 
   it("lists each List's filterable and orderable fields and each method's permission", () => {

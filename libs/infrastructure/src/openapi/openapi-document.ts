@@ -7,6 +7,7 @@
 import type { SpecMethod } from '@svc/contracts/catalog';
 import { specMethodKey } from '@svc/contracts/catalog';
 import type { FilterSchema, ListQueryFields, ResourceApi, ResponseCase } from '@svc/contracts/shared/resource-api';
+import { EmptyResponse, EVENT_STREAM, pageResponse, resourceResponse, type ResponseDeclaration } from '@svc/contracts/shared/responses';
 import { camelToSnake } from '../wire';
 import { type DtoClass, type JsonSchema, SchemaRegistry } from './dto-schema';
 
@@ -20,6 +21,8 @@ export interface DocumentedMethod {
   query?: ListQueryFields;
   /** Keys of the answer: lowerCamelCase unless `snake` (agent SLOs). */
   responseCase?: ResponseCase;
+  /** What it answers, where the resource kit's role does not say (libs/contracts/src/shared/responses.ts). */
+  response?: ResponseDeclaration;
 }
 
 /** Which credentials a route takes (from the route's guard metadata). */
@@ -29,6 +32,8 @@ export type RouteAuth = 'api' | 'workload' | 'machine' | 'public';
 export interface RouteFacts {
   auth: RouteAuth;
   dedicated: boolean;
+  /** What the dedicated route answers (its `@Answers` declaration). */
+  response?: ResponseDeclaration;
 }
 
 export interface OpenApiSources {
@@ -41,6 +46,8 @@ export interface OpenApiSources {
   /** A method's dedicated route and credentials; `api` (key pair, JWT, session token) through the registry unless told. */
   routeOf?: (m: SpecMethod) => RouteFacts;
   version: string;
+  /** The package's license (package.json `license`). */
+  license: string;
 }
 
 const identity = (s: string) => s;
@@ -63,13 +70,14 @@ export function openApiDocument(sources: OpenApiSources): JsonSchema {
     const key = specMethodKey(m);
     const served = sources.served.get(key);
     const role = roles.get(key);
-    const { auth, dedicated } = sources.routeOf?.(m) ?? { auth: 'api', dedicated: false };
+    const { auth, dedicated, response: routeResponse } = sources.routeOf?.(m) ?? { auth: 'api', dedicated: false };
     const implemented = served !== undefined || dedicated;
     const query = served?.query ?? (role?.role === 'list' ? role.api : undefined);
     // Kit envelopes are classes made per resource (all named `Envelope`): named after their method.
     const named = served?.request?.name && served.request.name !== 'Envelope' ? served.request.name : `${m.method}Request`;
-    const request = served?.request ? registry.ref(served.request, camelToSnake, named) : { type: 'object' };
-    const response = responseSchema(registry, m, role, served?.responseCase === 'snake' ? camelToSnake : identity);
+    const request = served?.request ? registry.ref(served.request, camelToSnake, named) : { type: 'object', additionalProperties: true };
+    const casing = served?.responseCase === 'snake' ? camelToSnake : identity;
+    const response = responseContent(registry, served?.response ?? routeResponse ?? kitResponse(role), casing);
     const common = {
       tags: [m.service],
       summary: `${m.service}/${m.method}`,
@@ -77,7 +85,7 @@ export function openApiDocument(sources: OpenApiSources): JsonSchema {
       ...(m.lifecycle ? { deprecated: true } : {}),
       security: SECURITY[auth],
       responses: {
-        '200': { description: 'OK', content: { 'application/json': { schema: response } } },
+        '200': { description: 'OK', content: response },
         '4XX': ERROR_RESPONSE,
         '5XX': ERROR_RESPONSE,
       },
@@ -118,11 +126,14 @@ export function openApiDocument(sources: OpenApiSources): JsonSchema {
     info: {
       title: 'svc API',
       version: sources.version,
+      license: { name: sources.license },
       description:
         'Generated at start-up from the method catalog, the method registry, the resource declarations and the request DTOs. ' +
         'Requests are snake_case (lowerCamelCase accepted); responses are lowerCamelCase (agent SLOs snake_case). ' +
         'Every method is served on its RPC path `POST /<service>/<Method>` where the spec gives one, and on the REST paths the spec lists.',
     },
+    // Relative: the server that serves this document (a client sets its own base URL).
+    servers: [{ url: '/', description: 'The server serving this document' }],
     paths,
     components: {
       schemas: registry.schemas,
@@ -154,29 +165,24 @@ function resourceRoles(resources: readonly ResourceApi[]): Map<string, ResourceR
   return roles;
 }
 
-/** The 200 body: the resource under its key, a page of them, or (outside the kit) any object. */
-function responseSchema(registry: SchemaRegistry, m: SpecMethod, role: ResourceRole | undefined, key: (k: string) => string): JsonSchema {
-  if (!role) return { type: 'object', description: 'Response shape: see the spec document of this method.' };
-  if (role.role === 'delete') return { type: 'object', properties: {} };
-  const resource = resourceSchema(registry, role.api, key);
-  if (role.role === 'list') {
-    return {
-      type: 'object',
-      properties: { [key(role.api.plural)]: { type: 'array', items: resource }, [key('nextPageToken')]: { type: 'string' } },
-    };
-  }
-  return { type: 'object', properties: { [key(role.api.singular)]: resource }, required: [key(role.api.singular)] };
+/** What a resource kit method answers: the resource under its key, a page of them, or nothing. */
+function kitResponse(role: ResourceRole | undefined): ResponseDeclaration | undefined {
+  if (!role) return undefined;
+  if (role.role === 'delete') return EmptyResponse;
+  return role.role === 'list' ? pageResponse(role.api) : resourceResponse(role.api);
 }
 
-/** A resource as answered: its settable fields plus the server-set ones, keys cased as the method answers. */
-function resourceSchema(registry: SchemaRegistry, api: ResourceApi, key: (k: string) => string): JsonSchema {
-  const name = api.singular.charAt(0).toUpperCase() + api.singular.slice(1);
-  const input = registry.ref(api.input, key, name + (key === identity ? 'Fields' : 'FieldsSnake'));
-  const time = { type: 'string', format: 'date-time' };
-  const serverSet: Record<string, JsonSchema> = { name: { type: 'string' }, createTime: time, updateTime: time, deleteTime: time };
-  for (const field of api.outputOnly ?? []) serverSet[field] = {};
-  if (api.etag) serverSet.etag = { type: 'string' };
-  return { allOf: [input, { type: 'object', properties: Object.fromEntries(Object.entries(serverSet).map(([k, v]) => [key(k), v])) }] };
+/** The 200 content: a JSON body (inline, its nested DTOs and resources as components) or an event stream. */
+function responseContent(registry: SchemaRegistry, declared: ResponseDeclaration | undefined, casing: (k: string) => string): JsonSchema {
+  if (declared === EVENT_STREAM) {
+    const schema = { type: 'string', description: 'Server-sent events (WHATWG): `id:` and `data:` lines, each `data:` one JSON object.' };
+    return { 'text/event-stream': { schema } };
+  }
+  // A catalog method nobody serves yet: the spec document says what it will answer.
+  const schema = declared
+    ? registry.inline(declared, casing)
+    : { type: 'object', additionalProperties: true, description: 'Not served yet: see the spec document of this method.' };
+  return { 'application/json': { schema } };
 }
 
 function listExtensions(api: ListQueryFields): JsonSchema {
