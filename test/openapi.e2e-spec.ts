@@ -145,5 +145,18 @@ describe('OpenAPI: /openapi.json and /docs from a running api', () => {
     const html = await res.text();
     expect(html).toContain("fetch('/openapi.json')");
     expect(html).not.toMatch(/<script[^>]+src=/);
+
+    // The page's script renders every operation of the served document (streams included), run
+    // here against a minimal DOM: an operation it cannot show ends it in 'Could not load'.
+    const script = html.match(/<script>([\s\S]*?)<\/script>/)![1];
+    const nodes: Record<string, Json> = {};
+    const element = (): Json => ({ textContent: '', className: '', style: {}, children: [] as Json[], append(...c: Json[]) { this.children.push(...c); }, addEventListener() {} });
+    const fakeDocument = { createElement: element, getElementById: (id: string) => (nodes[id] ??= element()) };
+    const run = new Function('document', 'fetch', `return ${script.trim().replace(/;$/, '')};`);
+    await run(fakeDocument, async () => ({ json: async () => document }));
+    expect(nodes.root.textContent).toBe('');
+    const sections = nodes.root.children as Json[];
+    const shown = sections.reduce((n: number, section: Json) => n + section.children.length - 1, 0);
+    expect(shown).toBe(Object.values(document.paths as Record<string, object>).reduce((n, item) => n + Object.keys(item).length, 0));
   });
 });

@@ -51,7 +51,9 @@ export const DOCS_PAGE = `<!doctype html>
       const show = (label, value) => { d.append(el('strong', label)); d.append(el('pre', JSON.stringify(value, null, 2))); };
       if (op.parameters && op.parameters.length) show('Parameters', op.parameters);
       if (body) show('Request', resolve(body));
-      show('Response 200', resolve(op.responses['200'].content['application/json'].schema));
+      // JSON, or an event stream (Subscribe, the watches).
+      const [type, media] = Object.entries(op.responses['200'].content)[0];
+      show('Response 200 (' + type + ')', resolve(media.schema));
       section.append(d);
       rows.push({ d, text: (verb + ' ' + path + ' ' + (op['x-method'] || '')).toLowerCase() });
     }

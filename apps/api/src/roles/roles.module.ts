@@ -32,7 +32,7 @@ const ACCESS = 'access';
 const ROLES: ServiceSettings = { service: ROLES_SERVICE, permission: 'ROLES_WRITE' };
 const roleName = nameRule(/^roles\/[^/]+$/, 'roles/{role_id}');
 /** A role's update_mask: the settable fields, and the server-set ones a mask may name (ignored). */
-const ROLE_MASK: MaskRules = { settable: ['displayName', 'description', 'permissions'], outputOnly: roleShape.outputOnly ?? [] };
+const ROLE_MASK: MaskRules = { settable: ['displayName', 'description', 'permissions'], outputOnly: roleShape.outputOnly };
 /** `{ role }`: what every role write and GetRole answer. */
 const ROLE = resourceResponse(roleShape);
 

@@ -32,7 +32,7 @@ type Answer = new () => Record<string, unknown>;
 const ones = new Map<object, Map<string, Answer>>();
 const pages = new Map<object, Map<string, Answer>>();
 
-/** `{ <key>: resource }`, one class per resource and key (a component schema of its own). */
+/** `{ <key>: resource }`: one class per resource and key, made once. */
 export function resourceResponse(shape: ResourceShape, key: string = shape.singular): Answer {
   return memo(ones, shape, key, `${pascal(key)}Response`, (cls) => IsResource(() => shape)(cls.prototype, key));
 }
