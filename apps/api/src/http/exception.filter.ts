@@ -3,6 +3,7 @@ import type { FastifyReply } from 'fastify';
 import { DomainError, type ErrorCode } from '@svc/domain/shared/domain-error';
 import { SETTINGS } from '@svc/infrastructure/nest/tokens';
 import type { Settings } from '@svc/infrastructure/config/env';
+import { noteError } from '../observability/http-observability';
 import { errorBody } from './errors';
 
 /**
@@ -30,6 +31,7 @@ export class ApiExceptionFilter implements ExceptionFilter {
     const retryAfter = error.metadata.retryAfterSeconds;
     if (retryAfter !== undefined && (error.code === 'RESOURCE_EXHAUSTED' || error.code === 'UNAVAILABLE')) void reply.header('Retry-After', retryAfter);
     const body = errorBody(error, this.settings.typeHost, requestId);
+    if (reply.request) noteError(reply.request, body);
     void reply.status(body.error.code).header('content-type', 'application/json').send(body);
   }
 }
