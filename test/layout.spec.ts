@@ -123,8 +123,14 @@ describe('Dockerfile', () => {
     expect(build).toBeGreaterThan(ci);
   });
 
-  it('declares a HEALTHCHECK', () => {
-    expect(dockerfile).toMatch(/^HEALTHCHECK .*\\\n\s+CMD \["node", "-e", /m);
+  it('declares a HEALTHCHECK on the api\'s readiness (/readyz): a projector child the api restarts itself does not fail it', () => {
+    expect(dockerfile).toMatch(/^HEALTHCHECK .*\\\n\s+CMD \["node", "-e", .*\/readyz/m);
+  });
+
+  it('compiles better-sqlite3 from source through .prebuild-installrc, with no .npmrc key npm does not know', () => {
+    expect(fs.existsSync(path.join(ROOT, '.npmrc'))).toBe(false);
+    expect(read('.prebuild-installrc')).toMatch(/^buildFromSource=true$/m);
+    expect(dockerfile).toMatch(/^COPY package\.json package-lock\.json \.prebuild-installrc \.\/$/m);
   });
 });
 
@@ -134,7 +140,7 @@ describe('health checks, run against a stand-in server', () => {
   let port = 0;
   beforeAll(async () => {
     server = createServer((req, res) => {
-      res.writeHead(req.url === '/healthz' ? status : 404).end();
+      res.writeHead(req.url === '/healthz' || req.url === '/readyz' ? status : 404).end();
     });
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     port = (server.address() as AddressInfo).port;
