@@ -103,6 +103,28 @@ describe('docker-compose.yml', () => {
   });
 });
 
+describe('README.md', () => {
+  const readme = read('README.md');
+
+  it('defines $KEY before the first example that uses it', () => {
+    const defined = readme.search(/^KEY='[^']+'/m);
+    expect(defined).toBeGreaterThan(-1);
+    expect(readme.indexOf('"$KEY"')).toBeGreaterThan(defined);
+  });
+
+  it('links the API reference, the OpenAPI document, the metrics and the health endpoints', () => {
+    for (const route of ['/docs', '/openapi.json', '/metrics', '/livez', '/readyz']) {
+      expect([route, readme.includes(`<http://127.0.0.1:8080${route}>`)]).toEqual([route, true]);
+    }
+  });
+
+  it('says npm start builds only when the sources changed, as package.json does', () => {
+    expect(readme).toMatch(/builds if the sources changed/);
+    const scripts = (JSON.parse(read('package.json')) as { scripts: Record<string, string> }).scripts;
+    for (const name of ['prestart', 'prestart:api', 'prestart:projector']) expect([name, scripts[name]]).toEqual([name, 'node scripts/build-if-changed.js']);
+  });
+});
+
 describe('Dockerfile', () => {
   const lines = dockerfile.split('\n');
   const at = (pattern: RegExp) => lines.findIndex((l) => pattern.test(l));
