@@ -36,17 +36,6 @@ export class ProjectorSupervisor implements Companion {
     this.start = options.start ?? (() => fork(path.join(__dirname, '../../projector/src/main.js'), [], { stdio: 'inherit' }));
   }
 
-  /** The pid of the child running now; null while it is being restarted. */
-  get pid(): number | null {
-    const child = this.child;
-    return child && child.exitCode === null && child.signalCode === null ? (child.pid ?? null) : null;
-  }
-
-  /** Restarts since the child last ran steadily (0 when it never crashed). */
-  get restarts(): number {
-    return this.attempt;
-  }
-
   launch(): this {
     const child = this.start();
     const startedAt = Date.now();
