@@ -49,7 +49,7 @@ interface Status {
   backend: string;
   head: string;
   projector: { running: boolean; pid: number; ageMs: number } | null;
-  projections: Array<{ name: string; checkpoint: string | null; lag: number | null; caughtUp: boolean; parked: number }>;
+  projections: Array<{ name: string; checkpoint: string | null; lag: number | null; lagSeconds: number; caughtUp: boolean; parked: number }>;
 }
 
 describe('operator CLI (npm run svc) against a running stack', () => {
@@ -122,6 +122,43 @@ describe('operator CLI (npm run svc) against a running stack', () => {
     expect(bad.stderr).toMatch(/--limit/);
   });
 
+  it('events exits 1 when nothing matches, and filters by --since and --correlation (the request id in the log lines)', async () => {
+    const none = await svc(stack, 'events', '--type', 'NoSuchEvent');
+    expect(none).toMatchObject({ code: 1, stdout: 'no events\n' });
+
+    const requestId = 'cli-correlation-7';
+    const created = await stack.request('POST', `/${NOTES}/CreateNote`, { body: { note_id: 'correlated', note: { display_name: 'c' } }, headers: { 'x-request-id': requestId } });
+    expect(created.status).toBe(200);
+    const correlated = await svcJson<{ events: EventView[] }>(stack, 'events', '--correlation', requestId);
+    expect(correlated.events.map((e) => [e.type, e.stream])).toEqual([['NoteCreated', 'note-acme:notes/correlated']]);
+    expect((await svc(stack, 'events', '--correlation', 'never-sent')).code).toBe(1);
+
+    const all = await svcJson<{ events: EventView[] }>(stack, 'events', '--limit', '1000');
+    const recent = await svcJson<{ events: EventView[] }>(stack, 'events', '--since', '1h', '--limit', '1000');
+    expect(recent.events.map((e) => e.position)).toEqual(all.events.map((e) => e.position));
+    // From the time of the correlated event on: that event and what followed, forwards and newest first.
+    const from = correlated.events[0].time;
+    const after = await svcJson<{ events: EventView[] }>(stack, 'events', '--since', from, '--org', 'acme');
+    expect(after.events[0]).toMatchObject({ type: 'NoteCreated', stream: 'note-acme:notes/correlated' });
+    const newest = await svcJson<{ events: EventView[] }>(stack, 'events', '--reverse', '--since', from, '--org', 'acme');
+    expect(newest.events.map((e) => e.position)).toEqual([...after.events.map((e) => e.position)].reverse());
+    expect((await svc(stack, 'events', '--since', new Date(Date.now() + 3_600_000).toISOString())).code).toBe(1);
+    const bad = await svc(stack, 'events', '--since', 'yesterday');
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toMatch(/--since must be a time/);
+  });
+
+  it('refuses a data directory that does not exist, and creates nothing there', async () => {
+    const missing = path.join(stack.dataDir, 'no-such-dir');
+    const res = await new Promise<Cli>((resolve) => {
+      const env = { ...process.env, SVC_DATA_DIR: missing, EVENTSTORE_URL: '', MONGODB_URL: '' };
+      execFile(process.execPath, [CLI_MAIN, 'projections', 'status'], { env }, (error, stdout, stderr) => resolve({ code: error ? Number(error.code ?? 1) : 0, stdout, stderr }));
+    });
+    expect(res.code).toBe(1);
+    expect(res.stderr).toContain(`data directory ${missing} does not exist`);
+    expect(fs.existsSync(missing)).toBe(false);
+  });
+
   it('projections status shows every projection caught up (lag 0) and the projector heartbeat', async () => {
     const status = await eventually(async () => {
       const s = await svcJson<Status>(stack, 'projections', 'status');
@@ -131,14 +168,15 @@ describe('operator CLI (npm run svc) against a running stack', () => {
     // Every projection the projector runs (each area adds its own).
     expect(status.projections.map((p) => p.name).sort()).toEqual(PROJECTIONS.map((p) => p.name).sort());
     expect(status.projections.map((p) => p.name)).toEqual(expect.arrayContaining(['access', 'connections', 'notes', 'organizations']));
-    for (const p of status.projections) expect(p).toMatchObject({ checkpoint: status.head, caughtUp: true, parked: 0 });
+    for (const p of status.projections) expect(p).toMatchObject({ checkpoint: status.head, caughtUp: true, parked: 0, lagSeconds: 0 });
     expect(status.projector).toMatchObject({ running: true, pid: expect.any(Number) });
     expect(status.projector?.ageMs).toBeLessThan(5000);
 
     const human = await svc(stack, 'projections', 'status');
     expect(human.code).toBe(0);
     expect(human.stdout).toMatch(/projector running/);
-    expect(human.stdout).toMatch(/^notes\s+\d+\s+0\s+0$/m);
+    expect(human.stdout).toMatch(/^PROJECTION\s+CHECKPOINT\s+LAG\s+LAG TIME\s+PARKED\s+LAST ERROR$/m);
+    expect(human.stdout).toMatch(/^notes\s+\d+\s+0\s+0\.0 s\s+0$/m);
   });
 
   it('config apply is idempotent, and a new member’s key works over HTTP right after', async () => {

@@ -103,6 +103,28 @@ describe('docker-compose.yml', () => {
   });
 });
 
+describe('README.md', () => {
+  const readme = read('README.md');
+
+  it('defines $KEY before the first example that uses it', () => {
+    const defined = readme.search(/^KEY='[^']+'/m);
+    expect(defined).toBeGreaterThan(-1);
+    expect(readme.indexOf('"$KEY"')).toBeGreaterThan(defined);
+  });
+
+  it('links the API reference, the OpenAPI document, the metrics and the health endpoints', () => {
+    for (const route of ['/docs', '/openapi.json', '/metrics', '/livez', '/readyz']) {
+      expect([route, readme.includes(`<http://127.0.0.1:8080${route}>`)]).toEqual([route, true]);
+    }
+  });
+
+  it('says npm start builds only when the sources changed, as package.json does', () => {
+    expect(readme).toMatch(/builds if the sources changed/);
+    const scripts = (JSON.parse(read('package.json')) as { scripts: Record<string, string> }).scripts;
+    for (const name of ['prestart', 'prestart:api', 'prestart:projector']) expect([name, scripts[name]]).toEqual([name, 'node scripts/build-if-changed.js']);
+  });
+});
+
 describe('Dockerfile', () => {
   const lines = dockerfile.split('\n');
   const at = (pattern: RegExp) => lines.findIndex((l) => pattern.test(l));
@@ -123,8 +145,14 @@ describe('Dockerfile', () => {
     expect(build).toBeGreaterThan(ci);
   });
 
-  it('declares a HEALTHCHECK', () => {
-    expect(dockerfile).toMatch(/^HEALTHCHECK .*\\\n\s+CMD \["node", "-e", /m);
+  it('declares a HEALTHCHECK on the api\'s readiness (/readyz): a projector child the api restarts itself does not fail it', () => {
+    expect(dockerfile).toMatch(/^HEALTHCHECK .*\\\n\s+CMD \["node", "-e", .*\/readyz/m);
+  });
+
+  it('compiles better-sqlite3 from source through .prebuild-installrc, with no .npmrc key npm does not know', () => {
+    expect(fs.existsSync(path.join(ROOT, '.npmrc'))).toBe(false);
+    expect(read('.prebuild-installrc')).toMatch(/^buildFromSource=true$/m);
+    expect(dockerfile).toMatch(/^COPY package\.json package-lock\.json \.prebuild-installrc \.\/$/m);
   });
 });
 
@@ -134,7 +162,7 @@ describe('health checks, run against a stand-in server', () => {
   let port = 0;
   beforeAll(async () => {
     server = createServer((req, res) => {
-      res.writeHead(req.url === '/healthz' ? status : 404).end();
+      res.writeHead(req.url === '/healthz' || req.url === '/readyz' ? status : 404).end();
     });
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     port = (server.address() as AddressInfo).port;

@@ -1,4 +1,4 @@
-import { execFile } from 'node:child_process';
+import { execFile, spawnSync } from 'node:child_process';
 import { ALICE, CLI_MAIN, eventually, freePort, GINA, sleep, Stack, stopProcess } from './support/harness';
 import { SseClient } from './support/sse';
 
@@ -15,6 +15,25 @@ function cli(stack: Stack, ...args: string[]): Promise<string> {
   const env = { ...process.env, SVC_DATA_DIR: stack.dataDir, EVENTSTORE_URL: '', MONGODB_URL: '' };
   return new Promise((resolve, reject) => {
     execFile(process.execPath, [CLI_MAIN, ...args], { env }, (error, stdout, stderr) => (error ? reject(new Error(`${error.message}\n${stderr}`)) : resolve(stdout)));
+  });
+}
+
+/**
+ * Whether promtool is on this machine (Debian: `apt-get install prometheus`). Without it the check is
+ * skipped with a message, unless SVC_REQUIRE_SERVERS=1 (as .ci/run sets) makes its absence a failure.
+ */
+function promtool(): boolean {
+  const found = spawnSync('promtool', ['--version']).status === 0;
+  if (!found && process.env.SVC_REQUIRE_SERVERS === '1') throw new Error('promtool is required (SVC_REQUIRE_SERVERS=1): apt-get install prometheus');
+  if (!found) console.warn('promtool not found: `promtool check metrics` skipped (apt-get install prometheus)');
+  return found;
+}
+
+/** promtool's complaints about a metrics text (empty when it passes). */
+function promtoolCheck(text: string): Promise<string> {
+  return new Promise((resolve) => {
+    const child = execFile('promtool', ['check', 'metrics'], (error, stdout, stderr) => resolve(error ? `${stdout}${stderr}` || String(error) : `${stdout}${stderr}`.trim()));
+    child.stdin?.end(text);
   });
 }
 
@@ -62,13 +81,17 @@ describe('request ids, access logs, metrics and health', () => {
       requestId,
     });
     const line = await eventually(async () => stack.logLines('api').find((l) => l.requestId === requestId && l.msg === 'request'));
-    expect(line).toMatchObject({ status: 404, method: `${NOTES}/GetNote` });
+    expect(line).toMatchObject({ status: 404, method: `${NOTES}/GetNote`, error: 'NOT_FOUND', message: "note 'notes/nowhere' not found" });
 
     // An error answered before any credential is checked has one too.
     const anonymous = await stack.rpc(`${NOTES}/ListNotes`, {}, null);
     expect(anonymous.status).toBe(401);
     const info = (anonymous.body as { error: { details: Array<{ requestId?: string }> } }).error.details.find((d) => d.requestId);
     expect(info?.requestId).toBe(anonymous.headers.get('x-request-id'));
+    const unauthenticated = await eventually(async () => stack.logLines('api').find((l) => l.requestId === info?.requestId && l.msg === 'request'));
+    expect(unauthenticated).toMatchObject({ status: 401, error: 'UNAUTHENTICATED' });
+    // A successful answer's line names no error.
+    expect(stack.logLines('api').find((l) => l.msg === 'request' && l.status === 200)).not.toHaveProperty('error');
   });
 
   it('generates a UUID when the header is absent, too long or holds unsafe characters', async () => {
@@ -122,6 +145,10 @@ describe('request ids, access logs, metrics and health', () => {
     const client = await SseClient.open(stack.baseUrl);
     try {
       await eventually(async () => (sample(await metrics(), 'svc_sse_subscribers') === 1 ? true : undefined));
+      // Its access line comes when it ends; a line says when it opened.
+      const opened = await eventually(async () => stack.logLines('api').find((l) => l.msg === 'stream opened'));
+      expect(opened).toMatchObject({ org: 'acme', method: 'svc.notifications.v1.NotificationService/Subscribe', status: 200, requestId: expect.any(String) });
+      expect(stack.logLines('api').some((l) => l.msg === 'request' && l.requestId === opened.requestId)).toBe(false);
     } finally {
       await client.close();
     }
@@ -139,6 +166,37 @@ describe('request ids, access logs, metrics and health', () => {
     expect(sample(text, 'svc_projection_parked_events{projection="notes"}')).toBe(0);
     expect(text).toMatch(/^svc_reactor_lag_events\{reactor="[a-z-]+"\} \d+$/m);
     expect((await fetch(`http://127.0.0.1:${projectorPort}/livez`)).status).toBe(200);
+    // The api's series are the api's: the projector does not export them as zeros.
+    for (const series of ['svc_http_request_duration_seconds', 'svc_read_wait_seconds', 'svc_sse_subscribers', 'svc_rate_limited_total', 'svc_auth_verifications_total']) {
+      expect([series, text.includes(`# TYPE ${series} `)]).toEqual([series, false]);
+    }
+    expect(text).toContain('# TYPE svc_append_conflicts_total counter');
+  });
+
+  it("the api's /metrics carries every projection's lag and parked events too, read from the stores", async () => {
+    const text = await eventually(async () => {
+      const t = await (await fetch(`${stack.baseUrl}/metrics`)).text();
+      return sample(t, 'svc_projection_lag_events{projection="notes"}') === 0 ? t : undefined;
+    });
+    expect(sample(text, 'svc_projection_lag_seconds{projection="notes"}')).toBe(0);
+    expect(sample(text, 'svc_projection_parked_events{projection="notes"}')).toBe(0);
+    expect(text).toMatch(/^svc_reactor_lag_events\{reactor="[a-z-]+"\} \d+$/m);
+  });
+
+  it('both /metrics pass `promtool check metrics`', async () => {
+    if (!promtool()) return;
+    for (const url of [`${stack.baseUrl}/metrics`, `http://127.0.0.1:${projectorPort}/metrics`]) {
+      const text = await (await fetch(url)).text();
+      expect([url, await promtoolCheck(text)]).toEqual([url, '']);
+    }
+  });
+
+  it("the projector writes JSON lines through pino too, named as the projector's", async () => {
+    const running = await eventually(async () => stack.logLines('projector').find((l) => typeof l.msg === 'string' && l.msg.startsWith('running ')));
+    expect(running).toMatchObject({ level: 30, name: 'projector', context: 'projector', pid: expect.any(Number), time: expect.any(Number) });
+    const complete = stack.stdout('projector').split('\n').slice(0, -1);
+    expect(complete.length).toBeGreaterThan(0);
+    for (const line of complete) expect(() => JSON.parse(line) as unknown).not.toThrow();
   });
 
   it('/livez and /readyz answer without credentials; a stopped projector makes readiness degraded, not down', async () => {
@@ -156,8 +214,8 @@ describe('request ids, access logs, metrics and health', () => {
       return (res.body as { status?: string }).status === 'degraded' ? res : undefined;
     }, 15_000);
     expect(degraded).toMatchObject({ status: 200, body: { projector: 'not running', configuration: 'applied' } });
-    // /healthz keeps its documented meaning: not ready without a running projector.
-    expect((await stack.request('GET', '/healthz', { as: null })).status).toBe(503);
+    // /healthz keeps its documented meaning: not ready without a running projector, which is down, not "starting".
+    expect(await stack.request('GET', '/healthz', { as: null })).toMatchObject({ status: 503, body: { status: 'unavailable', projector: 'not running' } });
   }, 30_000);
 });
 
@@ -182,6 +240,9 @@ describe('per-organization rate limits', () => {
     expect((limited.body as { error: { details: unknown[] } }).error.details).toContainEqual(
       expect.objectContaining({ reason: 'RATE_LIMIT_EXCEEDED' }),
     );
+    // Its access line says which error and why.
+    const line = await eventually(async () => stack.logLines('api').find((l) => l.requestId === limited.headers.get('x-request-id') && l.msg === 'request'));
+    expect(line).toMatchObject({ status: 429, error: 'RESOURCE_EXHAUSTED', reason: 'RATE_LIMIT_EXCEEDED', message: expect.stringMatching(/rate limit/) });
     const retryAfter = Number(limited.headers.get('retry-after'));
     expect(retryAfter).toBeGreaterThanOrEqual(1);
 

@@ -240,22 +240,26 @@ export class Stack {
       stdio: ['ignore', 'pipe', 'pipe'],
       detached: this.detached,
     });
-    const record = (chunk: Buffer) => this.output.push(`[${name}] ${chunk.toString()}`);
-    child.stdout?.on('data', record);
-    child.stderr?.on('data', record);
+    // stderr chunks are marked `[name!]`, so logLines reads stdout alone (JSON lines only).
+    child.stdout?.on('data', (chunk: Buffer) => this.output.push(`[${name}] ${chunk.toString()}`));
+    child.stderr?.on('data', (chunk: Buffer) => this.output.push(`[${name}!] ${chunk.toString()}`));
     this.processes.push(child);
     return child;
   }
 
-  /** The JSON log lines one process (`api`, `projector`) has written so far (structured logs, pino). */
-  logLines(name: string): Array<Record<string, unknown>> {
+  /** What one process (`api`, `projector`) has written on stdout so far. */
+  stdout(name: string): string {
     const prefix = `[${name}] `;
-    const text = this.output
+    return this.output
       .filter((chunk) => chunk.startsWith(prefix))
       .map((chunk) => chunk.slice(prefix.length))
       .join('');
+  }
+
+  /** The JSON log lines one process (`api`, `projector`) has written so far (structured logs, pino). */
+  logLines(name: string): Array<Record<string, unknown>> {
     const lines: Array<Record<string, unknown>> = [];
-    for (const line of text.split('\n')) {
+    for (const line of this.stdout(name).split('\n')) {
       if (!line.startsWith('{')) continue;
       try {
         lines.push(JSON.parse(line) as Record<string, unknown>);

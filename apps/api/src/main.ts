@@ -3,36 +3,40 @@ import { Logger } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { loadSettings, type Settings } from '@svc/infrastructure/config/env';
+import { createLogger, PinoNestLogger } from '@svc/infrastructure/observability/logger';
 import { appModule } from './app.module';
 import { HTTP_APP_OPTIONS, httpAdapter } from './http/fastify';
-import { createLogger, PinoNestLogger } from './observability/logger';
 import { StartupState } from './operator-config/startup.service';
-import { startProjectorProcess } from './projector-process';
+import { ProjectorSupervisor } from './projector-process';
 import { ApiShutdown } from './shutdown';
 
 /**
  * The api process. With SVC_PROJECTOR=process (the default of `npm start`) it also starts the
- * projector as a child process; with `inprocess` it runs the projector inside this process; with
+ * projector as a child process, which it restarts when it dies; with `inprocess` it runs the projector inside this process; with
  * `off` (`npm run start:api`) the projector is started separately (`npm run start:projector`).
  */
+const pino = createLogger({ name: 'api' });
+// Every Nest Logger line of this process (the projector's too, when in-process) goes through pino.
+const nestLogger = new PinoNestLogger(pino);
+Logger.overrideLogger(nestLogger);
+const logger = new Logger('api');
+const shutdown = new ApiShutdown(logger);
+
 async function bootstrap(): Promise<void> {
   const settings = loadSettings();
-  const pino = createLogger();
-  // Every Nest Logger line of this process (the projector's too, when in-process) goes through pino.
-  Logger.overrideLogger(new PinoNestLogger(pino));
-  const logger = new Logger('api');
-  const shutdown = new ApiShutdown(logger);
-  if (settings.projectorMode === 'process') shutdown.withProjector(startProjectorProcess(shutdown, logger));
+  if (settings.projectorMode === 'process') {
+    shutdown.withProjector(new ProjectorSupervisor({ logger, stopping: () => shutdown.stopping }).launch());
+  }
   if (settings.projectorMode === 'inprocess') {
     const { startProjector } = await import('../../projector/src/projector');
-    const projector = await startProjector(settings);
+    const projector = await startProjector(settings, nestLogger);
     shutdown.withProjector({ stop: () => projector.close() });
   }
 
   const app = await NestFactory.create<NestFastifyApplication>(
     appModule(settings),
     httpAdapter(settings, pino),
-    { ...HTTP_APP_OPTIONS, logger: new PinoNestLogger(pino) },
+    { ...HTTP_APP_OPTIONS, logger: nestLogger },
   );
   shutdown.serving(app);
   await app.listen(settings.port, settings.host);
@@ -41,22 +45,35 @@ async function bootstrap(): Promise<void> {
   printDemoBanner(app.get(StartupState), address, settings);
 }
 
+/**
+ * For a person, on stderr (stdout carries only JSON log lines). The secret is printed once, when the
+ * demo organization is created; later starts say where it is kept instead of repeating it.
+ */
 function printDemoBanner(startup: StartupState, address: string, settings: Settings): void {
   if (!startup.demo) return;
   const { username, password, organization } = startup.demo;
-  const lines = [
-    '',
-    `Demo organization '${organization}' is ready (no SVC_CONFIG given; data in ${settings.dataDir}).`,
-    `  API key pair: ${username}:${password}`,
-    `  Try:  curl -s -u '${username}:${password}' ${address}/v1/auth`,
-    `  Then: curl -s -u '${username}:${password}' -H 'content-type: application/json' \\`,
-    `          -d '{"note_id":"first","note":{"display_name":"Hello"}}' ${address}/svc.notes.v1.NotesService/CreateNote`,
-    '',
-  ];
-  process.stdout.write(lines.join('\n') + '\n');
+  const lines = startup.demo.created
+    ? [
+        '',
+        `Demo organization '${organization}' created (no SVC_CONFIG given; data in ${settings.dataDir}).`,
+        `  API key pair: ${username}:${password}   (shown once; kept in ${startup.demo.file})`,
+        `  Try:  curl -s -u '${username}:${password}' ${address}/v1/auth`,
+        `  Then: curl -s -u '${username}:${password}' -H 'content-type: application/json' \\`,
+        `          -d '{"note_id":"first","note":{"display_name":"Hello"}}' ${address}/svc.notes.v1.NotesService/CreateNote`,
+        '',
+      ]
+    : [
+        '',
+        `Demo organization '${organization}' is ready at ${address} (no SVC_CONFIG given; data in ${settings.dataDir}).`,
+        `  Its API key pair (${username}:...) was printed when it was created; it is kept in ${startup.demo.file}.`,
+        '',
+      ];
+  process.stderr.write(lines.join('\n') + '\n');
 }
 
+// A fault nothing handled is logged and stops the api like a signal does (drain, then the projector), with status 1.
+shutdown.catchFatal();
 void bootstrap().catch((error: unknown) => {
-  new Logger('api').error(error instanceof Error ? error.message : String(error));
+  logger.error(error instanceof Error ? error.message : String(error), error instanceof Error ? error.stack : undefined, 'api');
   process.exit(1);
 });

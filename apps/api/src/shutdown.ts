@@ -46,6 +46,11 @@ export class ApiShutdown {
     });
   }
 
+  /** Unhandled rejections and uncaught exceptions are logged and stop the api this same way, with status 1. */
+  catchFatal(): void {
+    this.control.catchFatal();
+  }
+
   withProjector(projector: Companion): void {
     this.projector = projector;
   }

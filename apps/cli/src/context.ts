@@ -1,3 +1,5 @@
+import { existsSync } from 'node:fs';
+import * as path from 'node:path';
 import { loadSettings, type Settings } from '@svc/infrastructure/config/env';
 import { createEventStore } from '@svc/infrastructure/event-store';
 import {
@@ -30,12 +32,24 @@ export class Context {
     return !this.settings.eventStoreUrl;
   }
 
+  /**
+   * The embedded stores live in SVC_DATA_DIR: a directory that does not exist is a wrong setting (or a
+   * system that never ran), not an empty system, and the CLI must not create empty stores there.
+   */
+  private embeddedDataDir(): void {
+    if (!existsSync(this.settings.dataDir)) {
+      throw new Error(`data directory ${path.resolve(this.settings.dataDir)} does not exist: set SVC_DATA_DIR to the directory the api uses (default ./data, created by its first start)`);
+    }
+  }
+
   events(): EventStore {
+    if (!this.eventStore && !this.settings.eventStoreUrl) this.embeddedDataDir();
     this.eventStore ??= createEventStore({ EVENTSTORE_URL: this.settings.eventStoreUrl, SVC_DATA_DIR: this.settings.dataDir });
     return this.eventStore;
   }
 
   reads(): Promise<ReadStore> {
+    if (!this.readStore && !this.settings.mongoUrl) this.embeddedDataDir();
     this.readStore ??= createReadStore({ MONGODB_URL: this.settings.mongoUrl, SVC_DATA_DIR: this.settings.dataDir });
     return this.readStore;
   }

@@ -21,13 +21,17 @@ export const USAGE = `usage: npx svc <command> [--json]   (or: npm run svc -- <c
   audit <org> <resource-name>        every event of one resource, e.g. audit acme notes/disk-full
                                      (roles/, users/, service-accounts/: the access events that name it)
   events [--after <position>] [--limit <n>] [--stream <id>] [--type <EventType>] [--org <org>]
-                                     browse the event log forwards (default: first 100 events)
+         [--since <time>] [--correlation <request id>]
+                                     browse the event log forwards (default: first 100 events);
+                                     --since: RFC 3339 or a duration ago (15m, 2h, 7d);
+                                     --correlation: the events one request appended (its X-Request-Id);
+                                     exit 1 when no event matches
   events --reverse [--before <position>] [--limit <n>] [filters]
                                      newest first, from the head (or before a position)
   events --follow [--after <position>] [--limit <n>] [filters]
                                      tail the log live until Ctrl-C (NDJSON with --json); with
                                      --after, what followed that position first, with no gap
-  projections status                 checkpoints, head, lag, parked events, projector heartbeat
+  projections status                 checkpoints, head, lag (events and seconds), parked events, projector heartbeat
   projections rebuild <name>|--all [--timeout <seconds>]
                                      rebuild read models from the start (by the running projector if any)
   projections parked [<name>]        events a projection could not apply, with their errors
@@ -78,6 +82,8 @@ const COMMANDS: Record<string, Command> = {
       stream: { type: 'string' },
       type: { type: 'string' },
       org: { type: 'string' },
+      since: { type: 'string' },
+      correlation: { type: 'string' },
       reverse: { type: 'boolean' },
       follow: { type: 'boolean' },
     },
@@ -90,6 +96,8 @@ const COMMANDS: Record<string, Command> = {
         stream: str(v, 'stream'),
         type: str(v, 'type'),
         org: str(v, 'org'),
+        since: str(v, 'since'),
+        correlation: str(v, 'correlation'),
         reverse: v.reverse === true,
         follow: v.follow === true,
       });

@@ -1,6 +1,7 @@
-import { Inject, Injectable, Logger, Module, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
+import { Inject, Injectable, Logger, type LoggerService, Module, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { createServer, type Server, type ServerResponse } from 'node:http';
+import { hostname } from 'node:os';
 import type { Settings } from '@svc/infrastructure/config/env';
 import { type EventStore, positionToString } from '@svc/infrastructure/event-store/event-store.port';
 import { InfrastructureModule } from '@svc/infrastructure/nest/infrastructure.module';
@@ -15,7 +16,6 @@ import {
 import { Projector } from '@svc/infrastructure/projection/projector';
 import { describeError } from '@svc/infrastructure/projection/supervisor';
 import type { ReadStore } from '@svc/infrastructure/read-store/read-store.port';
-import { QuietLogger } from '@svc/infrastructure/nest/quiet-logger';
 import { metricsRegistry, metricsText } from '@svc/infrastructure/observability/metrics';
 import { registerProgressMetrics } from '@svc/infrastructure/observability/progress-metrics';
 import { PROJECTIONS } from '@svc/infrastructure/areas';
@@ -98,6 +98,7 @@ export class ProjectorService implements OnApplicationBootstrap, OnApplicationSh
     }
     const heartbeat: Heartbeat = {
       pid: process.pid,
+      host: hostname(),
       at: new Date().toISOString(),
       projections: PROJECTIONS.map((p) => p.name),
       status: this.projector.status(),
@@ -170,10 +171,10 @@ export function projectorModule(settings: Settings) {
   return ProjectorModule;
 }
 
-/** A NestJS application context with no business HTTP. */
-export async function startProjector(settings: Settings) {
+/** A NestJS application context with no business HTTP, logging through the hosting process's logger. */
+export async function startProjector(settings: Settings, logger: LoggerService) {
   // No Nest signal hooks: the process that hosts the projector stops it (apps/*/src/main.ts).
-  const app = await NestFactory.createApplicationContext(projectorModule(settings), { logger: new QuietLogger() });
+  const app = await NestFactory.createApplicationContext(projectorModule(settings), { logger });
   await app.init();
   return app;
 }

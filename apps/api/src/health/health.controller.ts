@@ -69,8 +69,11 @@ export class HealthController {
       });
     }
     const ready = this.startup.ready && projectorRunning && configProjected;
+    // `starting` only while the api and a running projector are still on their way to ready; a projector
+    // that is down or failing is `unavailable`, whenever that happens (the `projector` field says which).
+    const status = ready ? 'ok' : projectorRunning ? 'starting' : 'unavailable';
     void reply.status(ready ? 200 : 503).send({
-      status: ready ? 'ok' : 'starting',
+      status,
       api: this.startup.ready ? 'ready' : 'starting',
       projector,
       configuration: configProjected ? 'projected' : 'pending',

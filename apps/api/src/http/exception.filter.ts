@@ -5,6 +5,7 @@ import { SETTINGS } from '@svc/infrastructure/nest/tokens';
 import type { Settings } from '@svc/infrastructure/config/env';
 import { describeError } from '@svc/infrastructure/projection/supervisor';
 import { storeUnavailable } from '@svc/infrastructure/stores/store-unavailable';
+import { noteError } from '../observability/http-observability';
 import { errorBody } from './errors';
 
 /**
@@ -34,6 +35,7 @@ export class ApiExceptionFilter implements ExceptionFilter {
     const retryAfter = error.metadata.retryAfterSeconds;
     if (retryAfter !== undefined && (error.code === 'RESOURCE_EXHAUSTED' || error.code === 'UNAVAILABLE')) void reply.header('Retry-After', retryAfter);
     const body = errorBody(error, this.settings.typeHost, requestId);
+    if (reply.request) noteError(reply.request, body);
     void reply.status(body.error.code).header('content-type', 'application/json').send(body);
   }
 }

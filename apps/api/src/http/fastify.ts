@@ -13,7 +13,7 @@ import type { Settings } from '@svc/infrastructure/config/env';
 import type { Logger } from 'pino';
 import { errorBody } from './errors';
 import { parseJsonBody } from '@svc/infrastructure/requests/input-limits';
-import { observeRequests } from '../observability/http-observability';
+import { noteError, observeRequests } from '../observability/http-observability';
 import { requestIdOf } from '../observability/request-id';
 
 /**
@@ -31,6 +31,7 @@ export const HTTP_APP_OPTIONS: NestApplicationOptions = { bodyParser: false };
 export function httpAdapter(settings: Settings, logger: Logger): FastifyAdapter {
   const send = (reply: FastifyReply, error: DomainError) => {
     const body = errorBody(error, settings.typeHost, reply.request.id);
+    noteError(reply.request, body);
     return reply.code(body.error.code).header('content-type', 'application/json').send(body);
   };
   const adapter = new FastifyAdapter({

@@ -1,8 +1,13 @@
-import { Controller, type DynamicModule, Get, Module, Res } from '@nestjs/common';
+import { Controller, type DynamicModule, Get, Inject, Module, Res } from '@nestjs/common';
 import { APP_INTERCEPTOR } from '@nestjs/core';
 import type { FastifyReply } from 'fastify';
+import { PROJECTIONS } from '@svc/infrastructure/areas';
 import type { Settings } from '@svc/infrastructure/config/env';
-import { metricsText } from '@svc/infrastructure/observability/metrics';
+import type { EventStore } from '@svc/infrastructure/event-store/event-store.port';
+import { EVENT_STORE, READ_STORE, SETTINGS } from '@svc/infrastructure/nest/tokens';
+import { metricsRegistry, metricsText, registerApiMetrics } from '@svc/infrastructure/observability/metrics';
+import { registerProgressMetrics } from '@svc/infrastructure/observability/progress-metrics';
+import type { ReadStore } from '@svc/infrastructure/read-store/read-store.port';
 import { Public } from '../auth/principal';
 import { RateLimitInterceptor } from './rate-limit.interceptor';
 
@@ -12,6 +17,16 @@ import { RateLimitInterceptor } from './rate-limit.interceptor';
  */
 @Controller()
 export class MetricsController {
+  /**
+   * The api's own series, and every projection's and reactor's progress read from the stores it
+   * shares with the projector: lag and parked events are on the api's /metrics in every layout
+   * (`npm start`'s projector child serves no port of its own unless PROJECTOR_PORT is set).
+   */
+  constructor(@Inject(EVENT_STORE) events: EventStore, @Inject(READ_STORE) reads: ReadStore, @Inject(SETTINGS) settings: Settings) {
+    registerApiMetrics();
+    registerProgressMetrics(metricsRegistry, { events, reads, projections: PROJECTIONS.map((p) => p.name), sequencePositions: !settings.eventStoreUrl });
+  }
+
   @Public()
   @Get('metrics')
   async metrics(@Res() reply: FastifyReply): Promise<void> {

@@ -22,12 +22,13 @@ export interface DemoCredentials {
 export class StartupState {
   ready = false;
   configPosition: string | null = null;
-  demo: DemoCredentials | null = null;
+  /** `created`: this start made the demo organization's key pair (the only start that prints its secret). */
+  demo: (DemoCredentials & { created: boolean; file: string }) | null = null;
 }
 
 /**
  * Applies the operator configuration (SVC_CONFIG) before the api serves; with none, a demo
- * organization whose API key pair is kept in the data directory, so every start prints one that works.
+ * organization whose API key pair is kept in the data directory (printed once, when it is created).
  */
 @Injectable()
 export class StartupService implements OnApplicationBootstrap {
@@ -53,13 +54,14 @@ export class StartupService implements OnApplicationBootstrap {
     const file = path.join(this.settings.dataDir, 'demo-credentials.json');
     fs.mkdirSync(this.settings.dataDir, { recursive: true });
     let demo: DemoCredentials;
-    if (fs.existsSync(file)) {
+    const created = !fs.existsSync(file);
+    if (!created) {
       demo = JSON.parse(fs.readFileSync(file, 'utf8')) as DemoCredentials;
     } else {
       demo = { organization: 'demo', username: 'demo-admin', password: randomBytes(18).toString('base64url') };
       fs.writeFileSync(file, JSON.stringify(demo, null, 2), { mode: 0o600 });
     }
-    this.state.demo = demo;
+    this.state.demo = { ...demo, created, file };
     return parseOperatorConfig({
       organizations: [
         {

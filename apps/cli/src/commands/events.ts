@@ -9,6 +9,10 @@ export interface EventsOptions {
   stream?: string;
   type?: string;
   org?: string;
+  /** Events recorded at or after this time: RFC 3339 (`2026-11-22T17:00:00Z`) or a duration ago (`90s`, `15m`, `2h`, `7d`). */
+  since?: string;
+  /** Events appended by one request: its X-Request-Id (the events' correlationId). */
+  correlation?: string;
   /** Newest first, from the head (or before --before). */
   reverse?: boolean;
   /** Tail the log live (from the head, or after --after) until interrupted, or --limit events. */
@@ -24,8 +28,11 @@ export interface EventsPage {
 const PAGE = 1000;
 const DEFAULT_LIMIT = 100;
 
-/** The event browser: $all forwards from a position (or backwards with --reverse), filtered, one page of at most --limit events. */
-export async function browseEvents(ctx: Context, options: EventsOptions): Promise<void> {
+/**
+ * The event browser: $all forwards from a position (or backwards with --reverse), filtered, one page
+ * of at most --limit events. False (exit 1) when no event matched.
+ */
+export async function browseEvents(ctx: Context, options: EventsOptions): Promise<boolean | void> {
   if (options.follow) return followEvents(ctx, options);
   if (options.reverse && options.after !== undefined) throw new UsageError('--reverse reads before a position: use --before, not --after');
   if (!options.reverse && options.before !== undefined) throw new UsageError('--before needs --reverse');
@@ -33,21 +40,31 @@ export async function browseEvents(ctx: Context, options: EventsOptions): Promis
   let cursor: Position | undefined = from === undefined ? (options.reverse ? undefined : START) : parsePosition(from, options.reverse ? '--before' : '--after');
   const limit = parseCount(options.limit, '--limit', DEFAULT_LIMIT);
   const matches = filterOf(options);
+  const since = sinceOf(options);
   const events: EventView[] = [];
   let next: string | null = null;
+  let done = false;
   for (;;) {
     const page = await ctx.events().readAll({ after: cursor, maxCount: PAGE, direction: options.reverse ? 'backwards' : 'forwards' });
     for (const record of page) {
       cursor = record.position;
+      if (since !== null && Date.parse(record.created) < since) {
+        // The log is in commit order: newest first, everything further back is older still.
+        if (options.reverse) {
+          done = true;
+          break;
+        }
+        continue;
+      }
       if (!matches(record)) continue;
       events.push(viewOf(record));
       if (events.length === limit) break;
     }
-    if (events.length === limit) {
+    if (events.length === limit && !done) {
       next = showPosition(cursor!);
       break;
     }
-    if (page.length === 0) break;
+    if (page.length === 0 || done) break;
   }
   const flag = options.reverse ? '--reverse --before' : '--after';
   ctx.print<EventsPage>({ events, next }, (result) => {
@@ -56,6 +73,7 @@ export async function browseEvents(ctx: Context, options: EventsOptions): Promis
     if (result.next) lines.push(`(more: ${flag} ${result.next})`);
     return lines.join('\n');
   });
+  return events.length > 0;
 }
 
 /**
@@ -67,6 +85,7 @@ async function followEvents(ctx: Context, options: EventsOptions): Promise<void>
   const limit = options.limit === undefined ? Infinity : parseCount(options.limit, '--limit', DEFAULT_LIMIT);
   const after = options.after === undefined ? await ctx.events().headPosition() : parsePosition(options.after, '--after');
   const matches = filterOf(options);
+  const since = sinceOf(options);
   const subscription = ctx.events().subscribeToAll({ after });
   const stop = (): void => void subscription.unsubscribe();
   process.once('SIGINT', stop);
@@ -74,7 +93,7 @@ async function followEvents(ctx: Context, options: EventsOptions): Promise<void>
   let seen = 0;
   try {
     for await (const record of subscription) {
-      if (!matches(record)) continue;
+      if (!matches(record) || (since !== null && Date.parse(record.created) < since)) continue;
       ctx.line(viewOf(record), (e) => renderEvent(e, { stream: true }));
       if (++seen >= limit) break;
     }
@@ -89,5 +108,20 @@ function filterOf(options: EventsOptions): (record: RecordedEvent) => boolean {
   return (record) =>
     (options.stream === undefined || record.streamId === options.stream) &&
     (options.type === undefined || record.type === options.type) &&
-    (options.org === undefined || record.metadata.org === options.org);
+    (options.org === undefined || record.metadata.org === options.org) &&
+    (options.correlation === undefined || record.metadata.correlationId === options.correlation);
+}
+
+const DURATION = /^(\d+)(s|m|h|d)$/;
+const UNIT_MS: Record<string, number> = { s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 };
+
+/** --since as epoch milliseconds (null when absent): an RFC 3339 time, or a duration before now. */
+export function sinceOf(options: Pick<EventsOptions, 'since'>, now: number = Date.now()): number | null {
+  const text = options.since;
+  if (text === undefined) return null;
+  const duration = DURATION.exec(text);
+  if (duration) return now - Number(duration[1]) * UNIT_MS[duration[2]];
+  const at = /^\d{4}-\d{2}-\d{2}([T ]\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:\d{2})?)?$/.test(text) ? Date.parse(text) : NaN;
+  if (Number.isNaN(at)) throw new UsageError(`--since must be a time like 2026-11-22T17:00:00Z or a duration ago like 15m, 2h, 7d; got '${text}'`);
+  return at;
 }

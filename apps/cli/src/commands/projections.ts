@@ -1,6 +1,5 @@
 import { comparePositions, type Position, START } from '@svc/infrastructure/event-store/event-store.port';
 import {
-  HEARTBEAT_FRESH_MS,
   HEARTBEAT_KEY,
   type Heartbeat,
   type ProjectorHealth,
@@ -9,6 +8,7 @@ import {
   REBUILD_REQUEST_KEY,
   type RebuildRequest,
 } from '@svc/infrastructure/projection/heartbeat';
+import { lagReader } from '@svc/infrastructure/observability/progress-metrics';
 import type { Projection } from '@svc/infrastructure/projection/projection';
 import { rebuildProjection, type RebuildProgress } from '@svc/infrastructure/projection/rebuild';
 import { replayParked as replay, type ReplayOutcome } from '@svc/infrastructure/projection/replay-parked';
@@ -20,7 +20,7 @@ import { ProgressReporter } from './progress';
 const POLL_MS = 100;
 
 export interface ProjectorState {
-  /** Alive: beat within HEARTBEAT_FRESH_MS (it serves rebuild requests even while retrying). */
+  /** Alive: beat within HEARTBEAT_FRESH_MS from a process that still exists (it serves rebuild requests even while retrying). */
   running: boolean;
   /** `failing`: alive but retrying its stores or stalled for 5 s or more (the api's /healthz agrees). */
   health: ProjectorHealth;
@@ -42,6 +42,8 @@ export interface ProjectionStatus {
   updatedAt: string | null;
   /** Events between the checkpoint and the head (SQLite); null where positions are not sequence numbers. */
   lag: number | null;
+  /** Age in seconds of the oldest event not yet applied; 0 when caught up. */
+  lagSeconds: number;
   caughtUp: boolean;
   parked: number;
   lastError: string | null;
@@ -60,9 +62,10 @@ export async function projectorState(reads: ReadStore): Promise<ProjectorState |
   const now = Date.now();
   const ageMs = Math.max(0, now - Date.parse(beat.at));
   const status = beat.status;
+  const health = projectorHealth(beat, now);
   return {
-    running: ageMs < HEARTBEAT_FRESH_MS,
-    health: projectorHealth(beat, now),
+    running: health !== 'not running',
+    health,
     pid: beat.pid,
     heartbeatAt: beat.at,
     ageMs,
@@ -79,11 +82,12 @@ export async function status(ctx: Context): Promise<void> {
   const head = await ctx.events().headPosition();
   const checkpoints = new Map((await reads.listCheckpoints()).map((c) => [c.name, c]));
   const parked = await reads.listParked();
+  const lag = lagReader(ctx.events(), ctx.sequencePositions, head);
   const report: StatusReport = {
     backend: ctx.sequencePositions ? 'sqlite' : 'eventstoredb',
     head: showPosition(head),
     projector: await projectorState(reads),
-    projections: PROJECTIONS.map((p) => {
+    projections: await Promise.all(PROJECTIONS.map(async (p) => {
       const cp = checkpoints.get(p.name);
       const own = parked.filter((e) => e.projection === p.name);
       return {
@@ -91,11 +95,12 @@ export async function status(ctx: Context): Promise<void> {
         checkpoint: cp ? showPosition(cp.position) : null,
         updatedAt: cp?.updatedAt ?? null,
         lag: ctx.sequencePositions ? sequenceLag(head, cp?.position) : null,
+        lagSeconds: Math.round((await lag(cp?.position ?? START)).seconds * 10) / 10,
         caughtUp: cp ? comparePositions(cp.position, head) >= 0 : comparePositions(head, START) === 0,
         parked: own.length,
         lastError: own.length > 0 ? own[own.length - 1].error : null,
       };
-    }),
+    })),
   };
   ctx.print(report, renderStatus);
 }
@@ -121,10 +126,11 @@ function renderStatus(r: StatusReport): string {
     p.name,
     p.checkpoint ?? '-',
     p.lag === null ? (p.caughtUp ? 'caught up' : 'behind') : String(p.lag),
+    `${p.lagSeconds.toFixed(1)} s`,
     p.parked === 0 ? '0' : `${p.parked} ALERT`,
     p.lastError ?? '',
   ]);
-  return [`head ${r.head} (${r.backend}); ${projector}`, table(['PROJECTION', 'CHECKPOINT', 'LAG', 'PARKED', 'LAST ERROR'], rows)].join('\n');
+  return [`head ${r.head} (${r.backend}); ${projector}`, table(['PROJECTION', 'CHECKPOINT', 'LAG', 'LAG TIME', 'PARKED', 'LAST ERROR'], rows)].join('\n');
 }
 
 export interface RebuildResult {

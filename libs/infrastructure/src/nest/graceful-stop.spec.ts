@@ -32,4 +32,29 @@ describe('GracefulStop', () => {
     await jest.advanceTimersByTimeAsync(1);
     expect(exits).toEqual([1]);
   });
+
+  it('logs an unhandled rejection or an uncaught exception with its stack, then stops with status 1', async () => {
+    const before = { rejection: process.listeners('unhandledRejection'), exception: process.listeners('uncaughtException') };
+    const errors: unknown[][] = [];
+    const exits: number[] = [];
+    let runs = 0;
+    const logger = { ...silent, error: (...args: unknown[]) => void errors.push(args) };
+    const stop = new GracefulStop(async () => void (runs += 1), { logger, exit: (code) => exits.push(code) }).catchFatal();
+    try {
+      const added = process.listeners('unhandledRejection').filter((l) => !before.rejection.includes(l));
+      expect(added).toHaveLength(1);
+      const failure = new Error('findOne timed out');
+      added[0](failure, Promise.resolve());
+      await stop.stop('again');
+      expect(errors[0]).toEqual(['unhandled rejection: findOne timed out', failure.stack, 'process']);
+      expect([runs, exits]).toEqual([1, [1]]);
+      const thrown = process.listeners('uncaughtException').filter((l) => !before.exception.includes(l));
+      expect(thrown).toHaveLength(1);
+      thrown[0](new Error('boom'), 'uncaughtException');
+      expect(errors[1][0]).toBe('uncaught exception: boom');
+    } finally {
+      for (const l of process.listeners('unhandledRejection')) if (!before.rejection.includes(l)) process.off('unhandledRejection', l);
+      for (const l of process.listeners('uncaughtException')) if (!before.exception.includes(l)) process.off('uncaughtException', l);
+    }
+  });
 });

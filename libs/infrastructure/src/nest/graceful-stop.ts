@@ -44,6 +44,22 @@ export class GracefulStop {
     return this;
   }
 
+  /**
+   * A promise rejected with no handler, or an exception nothing caught, is logged (with its stack)
+   * and stops the process the same way, with status 1: never a silent death, never a process left
+   * running in an unknown state. A second fault during that stop is logged and otherwise ignored.
+   */
+  catchFatal(): this {
+    const fatal = (kind: string) => (error: unknown) => {
+      const stack = error instanceof Error ? (error.stack ?? error.message) : String(error);
+      this.options.logger.error(`${kind}: ${error instanceof Error ? error.message : String(error)}`, stack, 'process');
+      void this.stop(kind, 1);
+    };
+    process.on('unhandledRejection', fatal('unhandled rejection'));
+    process.on('uncaughtException', fatal('uncaught exception'));
+    return this;
+  }
+
   stop(reason: string, exitCode = 0): Promise<void> {
     if (this.running) return this.running;
     const deadlineMs = this.options.deadlineMs ?? STOP_DEADLINE_MS;

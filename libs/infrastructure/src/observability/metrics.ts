@@ -8,13 +8,18 @@ import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom
 export const metricsRegistry = new Registry();
 // Process CPU, memory, event-loop lag and GC: computed when scraped, nothing per request.
 collectDefaultMetrics({ register: metricsRegistry });
+// Gauges named `_total` (a counter's suffix): `promtool check metrics` refuses them. The same
+// figures stay as `nodejs_active_handles`, `nodejs_active_requests` and `nodejs_active_resources`.
+for (const name of ['nodejs_active_handles_total', 'nodejs_active_requests_total', 'nodejs_active_resources_total']) {
+  metricsRegistry.removeSingleMetric(name);
+}
 
 export const httpRequestDuration = new Histogram({
   name: 'svc_http_request_duration_seconds',
   help: 'HTTP request latency by RPC method (or route) and status code',
   labelNames: ['method', 'status'] as const,
   buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
-  registers: [metricsRegistry],
+  registers: [],
 });
 
 export const appendConflicts = new Counter({
@@ -40,33 +45,33 @@ export const readWaitDuration = new Histogram({
   help: "Read-your-writes waits for a projection, by outcome (reached, or timeout when the projection had not got there)",
   labelNames: ['outcome'] as const,
   buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5],
-  registers: [metricsRegistry],
+  registers: [],
 });
 
 export const sseSubscribers = new Gauge({
   name: 'svc_sse_subscribers',
   help: 'Server-sent event streams open in this process',
-  registers: [metricsRegistry],
+  registers: [],
 });
 
 export const sseSlowConsumers = new Counter({
   name: 'svc_sse_slow_consumers_total',
   help: 'Server-sent event streams ended because the client fell behind, by the limit it passed (stream, process, catch_up)',
   labelNames: ['limit'] as const,
-  registers: [metricsRegistry],
+  registers: [],
 });
 
 export const sseRefused = new Counter({
   name: 'svc_sse_refused_total',
   help: 'Server-sent event streams refused RESOURCE_EXHAUSTED before opening, by the limit (organization, member, process, buffer_budget)',
   labelNames: ['limit'] as const,
-  registers: [metricsRegistry],
+  registers: [],
 });
 
 export const rateLimited = new Counter({
   name: 'svc_rate_limited_total',
   help: 'Requests answered RESOURCE_EXHAUSTED by the per-organization rate limit',
-  registers: [metricsRegistry],
+  registers: [],
 });
 
 /**
@@ -80,8 +85,28 @@ export const authVerifications = new Counter({
     'refused_cached (a pair that failed recently, no hash), limited (429: too many failures for the key or the address), ' +
     'busy (503: too many hashes waiting)',
   labelNames: ['outcome'] as const,
-  registers: [metricsRegistry],
+  registers: [],
 });
+
+/**
+ * Series only the api records (requests, read waits, event streams, rate limits, sign-ins). They are
+ * created unregistered and the api registers them: a projector's /metrics does not export them as zeros.
+ */
+let apiMetricsRegistered = false;
+
+/** Called by the api; later calls do nothing (the registry refuses a name twice). */
+export function registerApiMetrics(): void {
+  if (apiMetricsRegistered) return;
+  apiMetricsRegistered = true;
+  // One call each: their label sets differ, so they share no array type prom-client accepts.
+  metricsRegistry.registerMetric(httpRequestDuration);
+  metricsRegistry.registerMetric(readWaitDuration);
+  metricsRegistry.registerMetric(sseSubscribers);
+  metricsRegistry.registerMetric(sseSlowConsumers);
+  metricsRegistry.registerMetric(sseRefused);
+  metricsRegistry.registerMetric(rateLimited);
+  metricsRegistry.registerMetric(authVerifications);
+}
 
 /** The text `GET /metrics` answers, and its content type. */
 export async function metricsText(): Promise<{ contentType: string; body: string }> {

@@ -45,7 +45,7 @@ export function registerProgressMetrics(registry: Registry, sources: ProgressSou
     const head = await sources.events.headPosition();
     const records = await sources.reads.listCheckpoints();
     const parkedEvents = await sources.reads.listParked();
-    const lag = lagReader(sources, head);
+    const lag = lagReader(sources.events, sources.sequencePositions, head);
     for (const g of all) g.reset();
     const positions = new Map(records.map((r) => [r.name, r.position]));
     for (const name of sources.projections) {
@@ -72,17 +72,21 @@ export function registerProgressMetrics(registry: Registry, sources: ProgressSou
   };
 }
 
-/** Lag of one checkpoint behind `head`, memoised per position (most projections share one). */
-function lagReader(sources: ProgressSources, head: Position) {
+/**
+ * Lag of one checkpoint behind `head`: events still to apply (counted up to LAG_COUNT_CAP where
+ * positions are not a sequence) and the age in seconds of the oldest of them (0 when caught up).
+ * Memoised per position (most projections share one). The metrics and `projections status` use it.
+ */
+export function lagReader(events: Pick<EventStore, 'readAll'>, sequencePositions: boolean, head: Position) {
   const memo = new Map<string, Promise<{ events: number; seconds: number }>>();
   const measure = async (position: Position) => {
     if (comparePositions(position, head) >= 0) return { events: 0, seconds: 0 };
-    const [first] = await sources.events.readAll({ after: position, maxCount: 1 });
+    const [first] = await events.readAll({ after: position, maxCount: 1 });
     const seconds = first ? Math.max(0, (Date.now() - Date.parse(first.created)) / 1000) : 0;
-    const events = sources.sequencePositions
+    const count = sequencePositions
       ? Number(head.commit - (position.commit < 0n ? 0n : position.commit))
-      : (await sources.events.readAll({ after: position, maxCount: LAG_COUNT_CAP })).length;
-    return { events, seconds };
+      : (await events.readAll({ after: position, maxCount: LAG_COUNT_CAP })).length;
+    return { events: count, seconds };
   };
   return (position: Position) => {
     const key = `${position.commit}/${position.prepare}`;

@@ -1,3 +1,4 @@
+import { hostname } from 'node:os';
 import type { RebuildProgress } from './rebuild';
 
 /** The projector writes this meta record every second; the api's health check and the CLI read it. */
@@ -32,6 +33,8 @@ export interface ProjectorStatus {
 
 export interface Heartbeat {
   pid: number;
+  /** The machine the projector runs on (its pid means something only there); absent from older projectors. */
+  host?: string;
   at: string;
   projections: string[];
   /** Absent from the heartbeat of a projector older than supervision. */
@@ -43,11 +46,33 @@ export interface Heartbeat {
 export type ProjectorHealth = 'running' | 'failing' | 'not running';
 
 /**
- * `running`: beating and making progress (or idle at the head); `failing`: beating but retrying or
- * stalled for FAILING_AFTER_MS or more, so its read models are going stale; `not running`: no fresh beat.
+ * Whether the process that wrote `beat` may still be alive. Only a heartbeat written on this machine
+ * can be checked (signal 0 to its pid): a projector killed a moment ago left a fresh heartbeat that
+ * must not count as running (after a `kill -9`, or when the whole layout restarts within 5 s). A
+ * heartbeat from another machine or container (another hostname) is judged by its age alone.
  */
-export function projectorHealth(beat: Heartbeat | null, now: number = Date.now()): ProjectorHealth {
-  if (beat === null || now - Date.parse(beat.at) >= HEARTBEAT_FRESH_MS) return 'not running';
+export function beatProcessAlive(beat: Pick<Heartbeat, 'pid' | 'host'>): boolean {
+  if (beat.host === undefined || beat.host !== hostname()) return true;
+  try {
+    process.kill(beat.pid, 0);
+    return true;
+  } catch (error) {
+    // EPERM: the pid exists under another user.
+    return (error as NodeJS.ErrnoException).code !== 'ESRCH';
+  }
+}
+
+/**
+ * `running`: beating and making progress (or idle at the head); `failing`: beating but retrying or
+ * stalled for FAILING_AFTER_MS or more, so its read models are going stale; `not running`: no fresh
+ * beat, or a fresh one from a process that has died.
+ */
+export function projectorHealth(
+  beat: Heartbeat | null,
+  now: number = Date.now(),
+  alive: (beat: Heartbeat) => boolean = beatProcessAlive,
+): ProjectorHealth {
+  if (beat === null || now - Date.parse(beat.at) >= HEARTBEAT_FRESH_MS || !alive(beat)) return 'not running';
   const since = beat.status?.failingSince;
   return since && now - Date.parse(since) >= FAILING_AFTER_MS ? 'failing' : 'running';
 }

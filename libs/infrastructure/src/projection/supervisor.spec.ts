@@ -1,4 +1,6 @@
-import { FAILING_AFTER_MS, HEARTBEAT_FRESH_MS, type Heartbeat, projectorHealth, type ProjectorStatus } from './heartbeat';
+import { spawnSync } from 'node:child_process';
+import { hostname } from 'node:os';
+import { beatProcessAlive, FAILING_AFTER_MS, HEARTBEAT_FRESH_MS, type Heartbeat, projectorHealth, type ProjectorStatus } from './heartbeat';
 import { backoffDelay, describeError } from './supervisor';
 
 describe('backoffDelay', () => {
@@ -47,5 +49,19 @@ describe('projectorHealth', () => {
   it('is not running without a fresh heartbeat', () => {
     expect(projectorHealth(null, now)).toBe('not running');
     expect(projectorHealth(beat(HEARTBEAT_FRESH_MS, {}), now)).toBe('not running');
+  });
+
+  it('is not running when the fresh heartbeat comes from a process of this machine that has died', () => {
+    // A process that exited: its pid no longer exists (reaped by spawnSync before it returns).
+    const dead = spawnSync(process.execPath, ['-e', 'process.stdout.write(String(process.pid))']);
+    const deadPid = Number(dead.stdout.toString());
+    const fresh = (pid: number, host: string | undefined) => ({ ...beat(100, {}), pid, host });
+    expect(projectorHealth(fresh(deadPid, hostname()), now)).toBe('not running');
+    expect(projectorHealth(fresh(process.pid, hostname()), now)).toBe('running');
+    expect(beatProcessAlive(fresh(deadPid, hostname()))).toBe(false);
+    expect(beatProcessAlive(fresh(process.pid, hostname()))).toBe(true);
+    // Another machine's pid (or an older projector's heartbeat, with no host) cannot be checked here: its age decides.
+    expect(beatProcessAlive(fresh(deadPid, `${hostname()}-elsewhere`))).toBe(true);
+    expect(beatProcessAlive(fresh(deadPid, undefined))).toBe(true);
   });
 });

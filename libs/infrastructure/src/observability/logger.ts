@@ -17,13 +17,15 @@ const REDACT = [
 ];
 
 /**
- * The process's structured logger: JSON lines on stdout, written asynchronously (the access log
- * must not slow the request path), pretty-printed only for a person at a terminal.
+ * A process's structured logger (the api's and the projector's): JSON lines on stdout, written
+ * asynchronously (the access log must not slow the request path), pretty-printed only for a person
+ * at a terminal. `name` says which process wrote a line: `npm start` runs both on one stdout.
  */
-export function createLogger(options: { level?: string; pretty?: boolean } = {}): Logger {
+export function createLogger(options: { name: string; level?: string; pretty?: boolean }): Logger {
   const level = options.level ?? process.env.SVC_LOG_LEVEL ?? 'info';
   const base = {
     level,
+    name: options.name,
     redact: { paths: REDACT, censor: '[redacted]' },
     base: { pid: process.pid },
   };
@@ -40,7 +42,7 @@ export function createLogger(options: { level?: string; pretty?: boolean } = {})
 /** The longest a log line waits in the buffer when traffic is too light to fill it. */
 const FLUSH_MS = 200;
 
-/** Nest's wiring chatter (module and route registration) is noise for an operator (as QuietLogger). */
+/** Nest's wiring chatter (module and route registration) is noise for an operator; our lines are not. */
 const WIRING = new Set(['NestFactory', 'InstanceLoader', 'RoutesResolver', 'RouterExplorer', 'NestApplication']);
 
 /** Nest's Logger calls, written by pino as JSON lines with their context. */
