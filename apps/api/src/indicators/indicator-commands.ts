@@ -36,6 +36,18 @@ export class IndicatorCommands {
     return this.references.lookUp(indicatorSpec, org, resource);
   }
 
+  /**
+   * The connections an update's decision may need: those the request names and those the stored
+   * indicator reads, since a mask of `query.engine_sql` alone plans the new SQL against the
+   * connections it keeps.
+   */
+  async updateRefs(org: string, name: string, resource: Record<string, unknown>): Promise<References> {
+    const stored = await this.references.read(storeOf(indicatorSpec), org, name);
+    const given = await this.refs(org, resource);
+    const kept = stored ? await this.refs(org, stored) : new Map();
+    return new Map([...kept, ...given]);
+  }
+
   /** A live agent, issue, investigation or monitoring plan of the caller's organization, else INVALID_ARGUMENT naming `field`. */
   async relatable(org: string, name: unknown, field: string): Promise<string> {
     const kind = typeof name === 'string' ? RELATABLE.find((k) => k.pattern.test(name)) : undefined;

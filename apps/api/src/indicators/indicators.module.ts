@@ -174,7 +174,7 @@ class IndicatorMethods implements OnModuleInit {
     if (description && description.length > INDICATOR_LIMITS.activityDescription) throw invalid(`activity_description is longer than ${INDICATOR_LIMITS.activityDescription} characters`);
     const actor = actorOf(principal);
     const resource = clientFields(request.indicator);
-    const refs = await this.commands.refs(actor.org, resource);
+    const refs = await this.commands.updateRefs(actor.org, name, resource);
     const handled = await this.commands.send(name, request.requestId, { type: 'UpdateIndicator', actor, name, resource, paths, refs, activityDescription: description });
     return { indicator: indicatorOf(handled.state) };
   }
