@@ -1,9 +1,12 @@
 import { createParamDecorator, type ExecutionContext, SetMetadata } from '@nestjs/common';
-import type { Authenticator } from '@svc/contracts/auth/auth.contract';
+import type { Authenticator as ShownAuthenticator } from '@svc/contracts/auth/auth.contract';
 import type { Actor } from '@svc/domain/shared/decider';
 
-/** evidence.authenticator of GetAuth (the contract's list). */
-export type { Authenticator };
+/**
+ * Which scheme accepted the request: GetAuth's `basic`, `bearer` or `session`, or `machine` (machine
+ * credentials), which only reaches the methods that accept them (InvokeTrigger), never GetAuth.
+ */
+export type Authenticator = ShownAuthenticator | 'machine';
 
 /**
  * The organization-level service identity agents act as (permissions.md): the actor recorded for

@@ -1,3 +1,4 @@
+import { DomainError } from '@svc/domain/shared/domain-error';
 import { Body, Controller, Get, HttpCode, Module, Post, Res } from '@nestjs/common';
 import type { FastifyReply } from 'fastify';
 import { IsNotEmpty, IsString } from 'class-validator';
@@ -29,6 +30,8 @@ export class IdentityController {
   @Get('v1/auth')
   @Answers(GetAuthResponse)
   getAuth(@CurrentPrincipal() principal: Principal): GetAuthResponse {
+    // The guard lets machine credentials reach only the methods that accept them; this is not one.
+    if (principal.authenticator === 'machine') throw new DomainError('PERMISSION_DENIED', 'machine credentials have no GetAuth');
     return {
       identity: {
         actor: principal.actor,

@@ -1,12 +1,8 @@
 import { Type } from 'class-transformer';
 import { IsIn, IsOptional, IsString, ValidateNested } from 'class-validator';
 
-/**
- * Which scheme accepted a request (docs/decisions.md, "Authentication"): `basic` (spec), `bearer`
- * (identity-provider JWT), `session` (agent session token); `machine` (machine credentials) only
- * reaches the methods that accept them (InvokeTrigger's chat arm).
- */
-export const AUTHENTICATORS = ['basic', 'bearer', 'session', 'machine'] as const;
+/** Which scheme accepted a request (docs/decisions.md, "Authentication"). */
+export const AUTHENTICATORS = ['basic', 'bearer', 'session'] as const;
 export type Authenticator = (typeof AUTHENTICATORS)[number];
 
 export class AuthIdentity {
