@@ -6,10 +6,10 @@ import { checkAppendSize } from './append-limit';
 import { SqliteSubscription } from './sqlite-subscription';
 import { WalCheckpointer } from './wal-checkpointer';
 import { watchCommits } from '../sqlite/commit-watch';
+import { decodeRows, type EventTuple, SCHEMA, seqPosition } from './sqlite-event-rows';
 import {
   type StoredSnapshot,
   AppendResult,
-  EventMetadata,
   EventStore,
   ExpectedRevision,
   NewEvent,
@@ -39,12 +39,6 @@ export interface SqliteEventStoreOptions {
   backgroundCheckpoints?: boolean;
 }
 
-/**
- * A row of the events table as an array (statements in raw mode): better-sqlite3 builds arrays
- * noticeably cheaper than objects with named keys, which matters when a rebuild decodes the whole log.
- * Order: pos, stream_id, revision, event_id, type, data, metadata, created.
- */
-type EventTuple = [bigint, string, bigint, string, string, string, string, string];
 
 interface EventRef {
   pos: bigint;
@@ -90,29 +84,6 @@ const MAX_GROUP = 256;
 const appended = new EventEmitter();
 appended.setMaxListeners(0);
 
-const SCHEMA = `
-CREATE TABLE IF NOT EXISTS events (
-  pos       INTEGER PRIMARY KEY AUTOINCREMENT,
-  stream_id TEXT    NOT NULL,
-  revision  INTEGER NOT NULL,
-  event_id  TEXT    NOT NULL UNIQUE,
-  type      TEXT    NOT NULL,
-  data      TEXT    NOT NULL,
-  metadata  TEXT    NOT NULL,
-  created   TEXT    NOT NULL
-);
-CREATE UNIQUE INDEX IF NOT EXISTS events_stream_revision ON events (stream_id, revision);
-CREATE TABLE IF NOT EXISTS streams (
-  stream_id TEXT PRIMARY KEY,
-  revision  INTEGER NOT NULL
-) WITHOUT ROWID;
-CREATE TABLE IF NOT EXISTS snapshots (
-  stream_id TEXT PRIMARY KEY,
-  revision  INTEGER NOT NULL,
-  fold      TEXT    NOT NULL,
-  state     TEXT    NOT NULL
-) WITHOUT ROWID;
-`;
 
 /**
  * The embedded event store: one SQLite file shared by every process (api instances, projector, CLI).
@@ -489,34 +460,6 @@ function checkExpected(streamId: string, expected: ExpectedRevision, current: bi
     (expected === 'stream_exists' && current !== undefined) ||
     (typeof expected === 'bigint' && current === expected);
   if (!ok) throw new WrongExpectedRevisionError(streamId, expected, actual);
-}
-
-function seqPosition(seq: bigint): Position {
-  return { commit: seq, prepare: seq };
-}
-
-/**
- * Decodes a page. This is the whole cost of reading the log for a rebuild or a catch-up, so it is a
- * plain indexed loop over raw rows (arrays, no per-row key lookups), one JSON.parse per JSON column, and
- * a position literal reusing the one bigint for both parts (SQLite has a single sequence).
- */
-function decodeRows(rows: EventTuple[]): RecordedEvent[] {
-  const out = new Array<RecordedEvent>(rows.length);
-  for (let i = 0; i < rows.length; i++) {
-    const r = rows[i];
-    const pos = r[0];
-    out[i] = {
-      id: r[3],
-      streamId: r[1],
-      revision: r[2],
-      position: { commit: pos, prepare: pos },
-      type: r[4],
-      data: JSON.parse(r[5]) as Record<string, unknown>,
-      metadata: JSON.parse(r[6]) as EventMetadata,
-      created: r[7],
-    };
-  }
-  return out;
 }
 
 function isUniqueViolation(err: unknown): boolean {
