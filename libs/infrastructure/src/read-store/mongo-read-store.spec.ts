@@ -1,5 +1,5 @@
 import type { Position } from '../event-store/event-store.port';
-import { transactionParts } from './mongo-read-store';
+import { transactionParts } from './mongo-transaction-parts';
 import type { ProjectionBatch, WriteOp } from './read-store.port';
 
 const pos = (n: number): Position => ({ commit: BigInt(n), prepare: BigInt(n) });
