@@ -32,7 +32,7 @@ import { CommandService } from '@svc/infrastructure/commands/command-service';
 import { READ_STORE } from '@svc/infrastructure/nest/tokens';
 import { TriggerFire } from '@svc/infrastructure/reactors/trigger-fire';
 import type { ReadStore } from '@svc/infrastructure/read-store/read-store.port';
-import { chatConnectionsOfWorkspace } from '../chat/workspace-connections';
+import { chatConnectionsOfTeam } from '@svc/infrastructure/areas/connections/chat-connections';
 import { ResourceReferences } from '../resource-kit/references';
 import { SessionCommands } from '../sessions/session-commands';
 
@@ -46,6 +46,9 @@ export interface Invocation {
   /** An occasion the caller derives; wins over the others (a chat message is its own occasion). */
   occasion?: string;
 }
+
+/** Most chat connections one workspace is looked up in: bounds what one call reads. */
+const MAX_WORKSPACE_CONNECTIONS = 100;
 
 @Injectable()
 export class TriggerInvocations {
@@ -67,7 +70,7 @@ export class TriggerInvocations {
    */
   async invokeForWorkspace(actor: Actor, invocation: Invocation): Promise<{ trigger: JsonObject; session: string }> {
     const chat = invocation.chat ?? {};
-    const connections = chat.teamId ? await chatConnectionsOfWorkspace(this.reads, chat.teamId) : [];
+    const connections = chat.teamId ? await chatConnectionsOfTeam(this.reads, chat.teamId, MAX_WORKSPACE_CONNECTIONS) : [];
     const org = workspaceOrganization(chat, connections.map((c) => String(c._org)));
     return this.invoke({ ...actor, org }, invocation);
   }
