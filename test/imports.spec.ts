@@ -89,6 +89,15 @@ describe('imports', () => {
     expect(crossing).toEqual([]);
   });
 
+  it('load reflect-metadata themselves wherever class-transformer is used (a spec may load a DTO first)', () => {
+    const packages = (file: string) => [...fs.readFileSync(file, 'utf8').matchAll(/^import (?:[^'";]* from )?'([^'.][^']*)';$/gm)].map((m) => m[1]);
+    const bare = [...graph.keys()].filter((file) => {
+      const imported = packages(file);
+      return imported.includes('class-transformer') && !imported.includes('reflect-metadata');
+    });
+    expect(bare.map(rel)).toEqual([]);
+  });
+
   it('are all resolved to files that exist (the check above sees every local import)', () => {
     expect(graph.size).toBeGreaterThan(100);
     expect(APPS.every((app) => [...graph.keys()].some((file) => rel(file).startsWith(`apps${path.sep}${app}${path.sep}`)))).toBe(true);

@@ -1,3 +1,5 @@
+// class-transformer reads design-time metadata: whoever loads this module needs the Reflect polyfill first.
+import 'reflect-metadata';
 import { Type } from 'class-transformer';
 import { IsInt, IsNotEmpty, IsObject, IsOptional, IsString, MaxLength, ValidateNested } from 'class-validator';
 import { Int64 } from '@svc/contracts/shared/requests';

@@ -2,6 +2,8 @@
  * What a kit request carries around the resource itself: the Create / Update envelope DTO, the
  * resource name it targets, the ID of a new resource, and the update_mask read as an UpdateScope.
  */
+// class-transformer reads design-time metadata: whoever loads this module needs the Reflect polyfill first.
+import 'reflect-metadata';
 import { Type } from 'class-transformer';
 import { IsNotEmpty, IsObject, IsOptional, IsString, ValidateNested } from 'class-validator';
 import { randomUUID } from 'node:crypto';

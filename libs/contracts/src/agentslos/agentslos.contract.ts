@@ -2,6 +2,8 @@
  * Agent SLOs (spec part 3, "Agent SLO"): `agents/{agent}/slos/{slo}` with their evaluation records.
  * The only area whose answers are snake_case (wire convention 2); requests are as everywhere.
  */
+// class-transformer's @Type reads design-time metadata: whoever loads a DTO needs the Reflect polyfill first.
+import 'reflect-metadata';
 import { Transform, Type } from 'class-transformer';
 import { IsIn, IsNotEmpty, IsNumber, IsOptional, IsString, MaxLength, ValidateNested } from 'class-validator';
 import { MutatingRequest } from '../shared/requests';

@@ -2,6 +2,8 @@
  * Connections read API (spec part 1, "Connection"; REST only): GetConnection, ListConnections,
  * ListConnectionTypes. Connections come from the operator configuration; the API only reads them.
  */
+// class-transformer's @Type reads design-time metadata: whoever loads a DTO needs the Reflect polyfill first.
+import 'reflect-metadata';
 import { Type } from 'class-transformer';
 import { IsArray, IsNotEmpty, IsObject, IsOptional, IsString, ValidateNested } from 'class-validator';
 import type { FilterSchema } from '../shared/resource-api';

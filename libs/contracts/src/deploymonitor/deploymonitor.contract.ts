@@ -1,3 +1,5 @@
+// class-transformer's @Type reads design-time metadata: whoever loads a DTO needs the Reflect polyfill first.
+import 'reflect-metadata';
 import { Type } from 'class-transformer';
 import { IsIn, IsNotEmpty, IsObject, IsOptional, IsRFC3339, IsString, ValidateNested } from 'class-validator';
 import { RESOURCE_FILTERS, type ResourceApi } from '../shared/resource-api';

@@ -3,6 +3,8 @@
  * IndicatorRelationsService. Indicators, their relations and their activities are one aggregate (the
  * indicator's stream); see docs/decisions.md, "Indicators".
  */
+// class-transformer's @Type reads design-time metadata: whoever loads a DTO needs the Reflect polyfill first.
+import 'reflect-metadata';
 import { Type } from 'class-transformer';
 import { ArrayMaxSize, ArrayNotEmpty, IsArray, IsBoolean, IsIn, IsNotEmpty, IsObject, IsOptional, IsString, ValidateNested } from 'class-validator';
 import { ListRequest, MutatingRequest } from '../shared/requests';

@@ -3,6 +3,8 @@
  * with proposed issues (apps/projector/src/reactors/issue.reactor.ts). ValidateIssueEvidence judges
  * proposed issues against evidence and changes nothing.
  */
+// class-transformer's @Type reads design-time metadata: whoever loads a DTO needs the Reflect polyfill first.
+import 'reflect-metadata';
 import { Type } from 'class-transformer';
 import { ArrayMaxSize, ArrayMinSize, IsArray, IsBoolean, IsIn, IsInt, IsNotEmpty, IsObject, IsOptional, IsString, MaxLength, ValidateNested } from 'class-validator';
 import { RESOURCE_FILTERS, type ResourceApi } from '../shared/resource-api';

@@ -1,3 +1,5 @@
+// class-transformer's @Type reads design-time metadata: whoever loads a DTO needs the Reflect polyfill first.
+import 'reflect-metadata';
 import { Type } from 'class-transformer';
 import { IsObject, IsOptional, IsString, Matches, MaxLength, ValidateNested } from 'class-validator';
 

@@ -1,3 +1,5 @@
+// class-transformer's @Type reads design-time metadata: whoever loads a DTO needs the Reflect polyfill first.
+import 'reflect-metadata';
 import { Transform } from 'class-transformer';
 import { buildMessage, IsBoolean, IsNotEmpty, IsOptional, IsString, ValidateBy, type ValidationOptions } from 'class-validator';
 

@@ -3,6 +3,8 @@
  * configuration variants (camelCase, as documents store them) and InvokeTrigger's request. The rules
  * live in libs/domain/src/triggers.
  */
+// class-transformer's @Type reads design-time metadata: whoever loads a DTO needs the Reflect polyfill first.
+import 'reflect-metadata';
 import { Type } from 'class-transformer';
 import { IsArray, IsBoolean, IsNotEmpty, IsObject, IsOptional, IsString, MaxLength, ValidateNested } from 'class-validator';
 import { MutatingRequest } from '../shared/requests';

@@ -5,6 +5,8 @@
  * user data (labels, tool_args), so they are renamed out of the way before the transformation and
  * back after it. Both walks are linear; checkInput has already bounded the depth and size.
  */
+// class-transformer reads design-time metadata: whoever loads this module needs the Reflect polyfill first.
+import 'reflect-metadata';
 import { plainToInstance } from 'class-transformer';
 
 const PROTOTYPE_NAMES = new Set(Object.getOwnPropertyNames(Object.prototype));
