@@ -39,7 +39,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { CpuMeter, formatCpu } from './cpu';
-import { Client, type LoadResult, runCount, runLoad } from './load';
+import { Client, runCount, runLoad } from './load';
 import { type LagResult, measureLag } from './lag';
 import { formatProfile, newestProfile, summarizeProfile } from './profile';
 import { measureDelivery, measureIdleMemory } from './notifications';
@@ -52,122 +52,10 @@ import { measureLongStream } from './long-stream';
 import { type AbSide, measureCreateAb } from './ab';
 import { LISTER, loginKeys, READERS, Stack, WRITER } from './stack';
 import { fmtMs, fmtRate } from './stats';
+import { describeErrors, loadLine, log, machine, type Row, table } from './report';
+import { loadSettings, numberEnv } from './settings';
 
 const NOTES = '/svc.notes.v1.NotesService';
-const PHASES = ['ab-create', 'create', 'get', 'list', 'hot', 'lag', 'notify', 'idle', 'streams', 'flood', 'rebuild', 'session', 'big-org', 'long-stream'] as const;
-type Phase = (typeof PHASES)[number];
-
-interface Settings {
-  seconds: number;
-  warmupSeconds: number;
-  clients: number;
-  listNotes: number;
-  hotClients: number;
-  hotResources: number;
-  lagSamples: number;
-  rebuildEvents: number;
-  sessionMessages: number;
-  phases: Set<Phase>;
-  profile: { api: boolean; projector: boolean };
-  keep: boolean;
-  verbose: boolean;
-  json: string | undefined;
-  readWaitMs: string | undefined;
-}
-
-function numberEnv(name: string, fallback: number): number {
-  const raw = process.env[name];
-  if (raw === undefined || raw === '') return fallback;
-  const value = Number(raw);
-  if (!Number.isFinite(value) || value <= 0) throw new Error(`${name} must be a positive number, got '${raw}'`);
-  return value;
-}
-
-function loadSettings(): Settings {
-  const seconds = numberEnv('BENCH_SECONDS', 10);
-  const defaults = PHASES.filter((p) => p !== 'ab-create' || process.env.BENCH_BASE);
-  const phaseList = (process.env.BENCH_PHASES ?? defaults.join(',')).split(',').map((p) => p.trim()).filter(Boolean);
-  for (const p of phaseList) {
-    if (!(PHASES as readonly string[]).includes(p)) throw new Error(`unknown phase '${p}' in BENCH_PHASES; known: ${PHASES.join(', ')}`);
-  }
-  const profile = (process.env.BENCH_PROFILE ?? '').toLowerCase();
-  return {
-    seconds,
-    warmupSeconds: numberEnv('BENCH_WARMUP_SECONDS', 2),
-    clients: Math.round(numberEnv('BENCH_CLIENTS', 32)),
-    listNotes: Math.round(numberEnv('BENCH_LIST_NOTES', 10_000)),
-    hotClients: Math.round(numberEnv('BENCH_HOT_CLIENTS', 64)),
-    hotResources: Math.round(numberEnv('BENCH_HOT_RESOURCES', 8)),
-    lagSamples: Math.round(numberEnv('BENCH_LAG_SAMPLES', Math.max(100, 30 * seconds))),
-    rebuildEvents: Math.round(numberEnv('BENCH_REBUILD_EVENTS', 100_000)),
-    sessionMessages: Math.round(numberEnv('BENCH_SESSION_MESSAGES', 10_000)),
-    phases: new Set(phaseList as Phase[]),
-    profile: { api: ['api', 'both', '1'].includes(profile), projector: ['projector', 'both'].includes(profile) },
-    keep: process.env.BENCH_KEEP === '1',
-    verbose: process.env.BENCH_VERBOSE === '1',
-    json: process.env.BENCH_JSON || undefined,
-    readWaitMs: process.env.BENCH_READ_WAIT_MS || undefined,
-  };
-}
-
-// ------------------------------------------------------------------ report
-
-interface Row {
-  measure: string;
-  result: string;
-  target: string;
-  /** undefined: informational, no target. */
-  pass?: boolean;
-}
-
-function machine(): { cpu: string; cores: number; node: string; os: string; memory: string; loadavg: string } {
-  const cpus = os.cpus();
-  return {
-    cpu: cpus[0]?.model.trim() ?? 'unknown',
-    cores: cpus.length,
-    node: process.version,
-    os: `${os.type()} ${os.release()} ${os.arch()}`,
-    memory: `${(os.totalmem() / 2 ** 30).toFixed(1)} GiB`,
-    loadavg: os
-      .loadavg()
-      .map((l) => l.toFixed(2))
-      .join(' '),
-  };
-}
-
-function table(rows: Row[]): string {
-  const header = ['Measure', 'Result', 'Target', 'Status'];
-  const cells = rows.map((r) => [r.measure, r.result, r.target, r.pass === undefined ? '' : r.pass ? 'PASS' : 'FAIL']);
-  const widths = header.map((h, i) => Math.max(h.length, ...cells.map((c) => c[i].length)));
-  const line = (c: string[]): string => `| ${c.map((v, i) => v.padEnd(widths[i])).join(' | ')} |`;
-  return [line(header), `|${widths.map((w) => '-'.repeat(w + 2)).join('|')}|`, ...cells.map(line)].join('\n');
-}
-
-function describeErrors(label: string, result: LoadResult): string {
-  if (result.errors === 0) return '';
-  const byStatus = [...result.errorsByStatus.entries()].map(([s, n]) => `${s === 0 ? 'transport' : s}: ${n}`).join(', ');
-  return `${label}: ${result.errors} errors (${byStatus})\n${result.errorSamples.map((s) => `    ${s}`).join('\n')}\n`;
-}
-
-function median(values: number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted.length ? sorted[Math.floor(sorted.length / 2)] : Number.NaN;
-}
-
-function log(message: string): void {
-  process.stderr.write(`[bench ${new Date().toISOString().slice(11, 19)}] ${message}\n`);
-}
-
-function loadLine(label: string, r: LoadResult): string {
-  return (
-    `${label}: ${fmtRate(r.rate)} over ${r.seconds.toFixed(1)} s (${r.ok} ok, ${r.errors} errors); ` +
-    `latency p50 ${fmtMs(r.latency.p50)}, p90 ${fmtMs(r.latency.p90)}, p99 ${fmtMs(r.latency.p99)}, max ${fmtMs(r.latency.max)}\n` +
-    `    ${formatCpu(r.cpu)}\n` +
-    `    rate per 250 ms slice (as req/s): min ${fmtRate(Math.min(...r.perSlice) * 4)}, median ${fmtRate(median(r.perSlice) * 4)}, ` +
-    `max ${fmtRate(Math.max(...r.perSlice) * 4)}`
-  );
-}
-
 // ------------------------------------------------------------------ phases
 
 async function main(): Promise<void> {
