@@ -6,6 +6,8 @@ const moduleNameMapper = {
 };
 const common = { transform: { '^.+\\.ts$': swc }, moduleNameMapper, testEnvironment: 'node' };
 module.exports = {
+  // Unit specs that hash with scrypt or spawn a process need more than jest's 5 s on a busy 2-core machine.
+  testTimeout: 20_000,
   projects: [
     // test/*.spec.ts: static checks of the repository itself (test/layout.spec.ts), no build needed.
     { ...common, displayName: 'unit', testMatch: ['<rootDir>/libs/**/*.spec.ts', '<rootDir>/apps/**/*.spec.ts', '<rootDir>/test/*.spec.ts'] },

@@ -98,6 +98,11 @@ describe('imports', () => {
     expect(bare.map(rel)).toEqual([]);
   });
 
+  it('come from files of at most 500 lines (a longer one is two modules waiting to be split)', () => {
+    const long = [...graph.keys()].filter((file) => fs.readFileSync(file, 'utf8').split('\n').length > 500);
+    expect(long.map(rel)).toEqual([]);
+  });
+
   it('are all resolved to files that exist (the check above sees every local import)', () => {
     expect(graph.size).toBeGreaterThan(100);
     expect(APPS.every((app) => [...graph.keys()].some((file) => rel(file).startsWith(`apps${path.sep}${app}${path.sep}`)))).toBe(true);
