@@ -4,7 +4,15 @@ const moduleNameMapper = {
   '^@svc/(contracts|domain|infrastructure)$': '<rootDir>/libs/$1/src',
   '^@svc/(contracts|domain|infrastructure)/(.*)$': '<rootDir>/libs/$1/src/$2',
 };
-const common = { transform: { '^.+\\.ts$': swc }, moduleNameMapper, testEnvironment: 'node' };
+// ESM-only packages (Octokit and its helpers) are compiled to CommonJS for jest, as Node 20.19+ loads them with require() itself.
+const esmOnly = ['@octokit', 'universal-user-agent', 'before-after-hook', 'json-with-bigint', 'fast-content-type-parse', 'content-type'];
+const swcJs = ['@swc/jest', { jsc: { parser: { syntax: 'ecmascript' }, target: 'es2022' } }];
+const common = {
+  transform: { '^.+\\.ts$': swc, '^.+\\.js$': swcJs },
+  transformIgnorePatterns: [`/node_modules/(?!(${esmOnly.join('|')})/)`],
+  moduleNameMapper,
+  testEnvironment: 'node',
+};
 module.exports = {
   // Unit specs that hash with scrypt or spawn a process need more than jest's 5 s on a busy 2-core machine.
   testTimeout: 20_000,
