@@ -1,0 +1,105 @@
+/**
+ * The code host port (issue 21, "Ports and real adapters"): what the product reads from where its
+ * users keep their code. Two adapters: local git (repositories under a root, the machine's own `git`;
+ * the embedded default and the tests) and GitHub (`@octokit/rest`). Both run the same contract suite
+ * (test/contracts/codehost.contract.spec.ts). Adapters never put a credential in an error.
+ */
+
+/** A repository as ListRepositories answers it (spec part 1, "Code-host repository"). */
+export interface Repository {
+  /** `owner/repo` */
+  fullName: string;
+  defaultBranch: string;
+  private: boolean;
+}
+
+export interface Commit {
+  sha: string;
+  /** First line of the message. */
+  subject: string;
+  author: string;
+  /** RFC 3339. */
+  time: string;
+}
+
+export interface TreeEntry {
+  /** The entry's name within its directory. */
+  name: string;
+  /** Repository-relative path. */
+  path: string;
+  type: 'file' | 'dir';
+}
+
+/** One page of an ordered listing; `offset` is where the next page starts, null at the end. */
+export interface Slice<T> {
+  items: T[];
+  next: number | null;
+}
+
+export interface CodeHost {
+  /** Repositories the connection can see, ordered by full name. */
+  listRepositories(offset: number, limit: number): Promise<Slice<Repository>>;
+  /** One repository, or NOT_FOUND. */
+  getRepository(fullName: string): Promise<Repository>;
+  /** Branch names, ordered by name. */
+  listBranches(fullName: string, offset: number, limit: number): Promise<Slice<string>>;
+  /** The commit a ref (branch, tag or sha) names, or null when it names nothing. */
+  resolveRef(fullName: string, ref: string): Promise<string | null>;
+  /**
+   * Whether `ancestor` is reachable from `descendant` (a commit is its own ancestor): the post-deploy
+   * trigger's "the release commit landed". A commit the host does not know is not an ancestor.
+   */
+  isAncestor(fullName: string, ancestor: string, descendant: string): Promise<boolean>;
+  /** Commits reachable from `head` and not from `base`, newest first, at most `limit`. */
+  commitsBetween(fullName: string, base: string, head: string, limit: number): Promise<Commit[]>;
+  /** A directory's entries at a ref, ordered by name; NOT_FOUND when the directory is absent. */
+  listDirectory(fullName: string, ref: string, directory: string): Promise<TreeEntry[]>;
+  /** A file's text at a ref, cut at `maxBytes`; null when absent. */
+  readFile(fullName: string, ref: string, path: string, maxBytes: number): Promise<{ text: string; truncated: boolean } | null>;
+}
+
+export type CodeHostErrorCode = 'NOT_FOUND' | 'INVALID_ARGUMENT' | 'PERMISSION_DENIED' | 'UNAVAILABLE';
+
+/** A failure the caller can answer with its code; the message names the repository, never a credential. */
+export class CodeHostError extends Error {
+  constructor(
+    readonly code: CodeHostErrorCode,
+    message: string,
+  ) {
+    super(message);
+    this.name = 'CodeHostError';
+  }
+}
+
+/** `owner/repo`, each part a plain name (no path tricks); linear, anchored, no backtracking. */
+const FULL_NAME = /^[A-Za-z0-9_.-]{1,100}\/[A-Za-z0-9_.-]{1,100}$/;
+
+export function checkFullName(fullName: string): [owner: string, repo: string] {
+  const parts = fullName.split('/');
+  if (!FULL_NAME.test(fullName) || parts.some((p) => p === '.' || p === '..')) {
+    throw new CodeHostError('INVALID_ARGUMENT', `repository must be 'owner/repo', got '${fullName.slice(0, 210)}'`);
+  }
+  return [parts[0], parts[1]];
+}
+
+/** A git ref or sha as a user may name one: no option-looking or range syntax reaches the host. */
+const REF = /^[A-Za-z0-9_][A-Za-z0-9_./-]{0,254}$/;
+
+export function checkRef(ref: string): string {
+  if (!REF.test(ref) || ref.includes('..') || ref.endsWith('/') || ref.endsWith('.lock')) {
+    throw new CodeHostError('INVALID_ARGUMENT', `'${ref.slice(0, 255)}' is not a valid git ref`);
+  }
+  return ref;
+}
+
+/** A repository-relative directory or file path: no absolute path, no `..`, no empty segment. */
+export function checkPath(p: string): string {
+  let [start, end] = [0, p.length];
+  while (start < end && p[start] === '/') start++;
+  while (end > start && p[end - 1] === '/') end--;
+  const trimmed = p.slice(start, end);
+  if (p.length > 1024 || trimmed.split('/').some((s) => s === '..' || s === '.' || (s === '' && trimmed !== ''))) {
+    throw new CodeHostError('INVALID_ARGUMENT', `'${p.slice(0, 1024)}' is not a repository path`);
+  }
+  return trimmed;
+}
