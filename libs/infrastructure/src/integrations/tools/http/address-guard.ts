@@ -74,7 +74,7 @@ export async function vetHost(hostname: string, allowPrivate: boolean, lookup: H
       if (range !== undefined) {
         throw new ToolError(
           'PERMISSION_DENIED',
-          `${connectionName}: host '${hostname}' is ${address === literal ? '' : `resolved to ${address}, `}a ${range} address, which tools may not reach ` +
+          `${connectionName}: host '${hostname}' is ${address === literal ? '' : `resolved to ${address}, `}${/^[aeiou]/i.test(range) ? 'an' : 'a'} ${range} address, which tools may not reach ` +
             "(an operator may allow the connection's own host with allow_private_host)",
         );
       }
