@@ -197,9 +197,10 @@ function codeOf(errorType: string | undefined): ToolErrorCode {
   return 'UNAVAILABLE';
 }
 
-/** A network failure's code (`ECONNREFUSED`), never its full text. */
+/** A network failure's code (`ECONNREFUSED`) or fetch's short reason (`bad port`); the URL's credentials were removed before. */
 function causeOf(error: unknown): string {
   const cause = (error as { cause?: { code?: unknown; message?: unknown } }).cause;
   if (typeof cause?.code === 'string') return cause.code;
-  return error instanceof Error && error.name !== 'TypeError' ? error.name : 'network error';
+  if (typeof cause?.message === 'string' && cause.message !== '') return cause.message.slice(0, 100);
+  return 'network error';
 }
