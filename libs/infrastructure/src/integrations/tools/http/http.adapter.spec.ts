@@ -109,6 +109,12 @@ describe('TOOL_HTTP_REQUEST to a local server its connection allows', () => {
     expect(result).not.toHaveProperty('truncated');
   });
 
+  it("sends the base URL's own query parameters with every request; the model's cannot replace them", async () => {
+    const withKey = local({ base_url: `http://127.0.0.1:${port}/api?key=base-key` });
+    const result = await adapter.run('TOOL_HTTP_REQUEST', { method: 'GET', path: 'echo?key=mine', query: { page: 1 } }, withKey, context());
+    expect(result).toMatchObject({ status: 200, body: { url: '/api/echo?page=1&key=base-key' } });
+  });
+
   it('POSTs a JSON body', async () => {
     const result = await adapter.run('TOOL_HTTP_REQUEST', { method: 'POST', path: 'echo', body: { incident: 42 } }, local(), context());
     expect(result).toMatchObject({ status: 200, body: { method: 'POST', contentType: 'application/json', body: '{"incident":42}' } });

@@ -42,8 +42,10 @@ export class HttpToolAdapter implements ToolAdapter {
     const base = baseUrlOf(requiredString(connection, 'base_url'), connection.name);
     let method = methodOf(args.method);
     let url = resolvePath(base, args.path);
-    for (const [name, value] of base.search) if (!url.searchParams.has(name)) url.searchParams.append(name, value);
     addQuery(url, args.query);
+    // The base URL's own parameters (an API key, say) win over the model's of the same name.
+    for (const name of new Set(base.search.keys())) url.searchParams.delete(name);
+    for (const [name, value] of base.search) url.searchParams.append(name, value);
     const headers = mergeHeaders(args.headers, { ...configuredHeaders(connection), ...credentialHeaders(connection) });
     let body = bodyOf(args.body, headers, limits.maxBytes);
 

@@ -9,7 +9,7 @@
 import { readCapped } from '../bounded-body';
 import { callSignal, callTimeoutMs, configuredHeaders, credentialHeaders, optionalString, requiredString } from '../connection-details';
 import { ToolAdapter, ToolConnection, ToolContext, ToolError, ToolErrorCode } from '../tool-adapter.port';
-import { boundedStep, capResult, durationSeconds, pointsPerSeries, queryArgument, timeSeconds } from './promql-args';
+import { boundedStep, capResult, durationSeconds, MAX_QUERY_LENGTH, pointsPerSeries, queryArgument, timeSeconds } from './promql-args';
 
 export const PROMQL_TOOLS = ['TOOL_PROMQL_QUERY', 'TOOL_PROMQL_QUERY_RANGE', 'TOOL_PROMQL_LIST_METRICS'] as const;
 
@@ -72,8 +72,10 @@ export class PromqlToolAdapter implements ToolAdapter {
       case 'TOOL_PROMQL_LIST_METRICS': {
         const params = new URLSearchParams();
         if (args.match !== undefined) {
-          if (typeof args.match !== 'string' || args.match.trim() === '') throw new ToolError('INVALID_ARGUMENT', "'match' must be a series selector, e.g. {job=\"api\"}");
-          params.set('match[]', queryArgument({ query: args.match }));
+          if (typeof args.match !== 'string' || args.match.trim() === '' || args.match.length > MAX_QUERY_LENGTH) {
+            throw new ToolError('INVALID_ARGUMENT', `'match' must be a series selector of at most ${MAX_QUERY_LENGTH} characters, e.g. {job="api"}`);
+          }
+          params.set('match[]', args.match);
         }
         let search: string | undefined;
         if (args.search !== undefined) {
