@@ -40,3 +40,23 @@ export function cutToJsonBytes(text: string, budget: number): string {
   }
   return text.slice(0, end);
 }
+
+/**
+ * `text` with every occurrence of a secret replaced by `[redacted]`; a text cut short also loses a
+ * trailing start of a secret (4 characters or more). Linear in the text per secret.
+ */
+export function redact(text: string, secrets: readonly string[], cutShort = false): string {
+  let out = text;
+  for (const secret of secrets) if (out.includes(secret)) out = out.split(secret).join('[redacted]');
+  if (cutShort) {
+    for (const secret of secrets) {
+      for (let k = Math.min(secret.length - 1, out.length); k >= 4; k--) {
+        if (out.endsWith(secret.slice(0, k))) {
+          out = out.slice(0, out.length - k);
+          break;
+        }
+      }
+    }
+  }
+  return out;
+}

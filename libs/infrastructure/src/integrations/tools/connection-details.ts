@@ -82,3 +82,23 @@ export function callSignal(timeoutMs: number, outer?: AbortSignal): { signal: Ab
   const timeout = AbortSignal.timeout(timeoutMs);
   return { signal: outer ? AbortSignal.any([timeout, outer]) : timeout, timedOut: () => timeout.aborted };
 }
+
+/**
+ * The values a server could echo back that must not reach the model: the credentials and the
+ * configured header values (whichever of them is a key cannot be told, so all of 8 characters or
+ * more), and the encoded forms sent (`Basic ...`).
+ */
+export function secretValues(connection: ToolConnection): string[] {
+  const values = new Set<string>();
+  for (const field of ['token', 'password', 'api_key']) {
+    const value = optionalString(connection, field);
+    if (value !== undefined && value.length >= 4) values.add(value);
+  }
+  for (const value of [...Object.values(configuredHeaders(connection)), ...Object.values(credentialHeaders(connection))]) {
+    if (value.length >= 8) values.add(value);
+    const basic = /^Basic (.+)$/.exec(value);
+    if (basic) values.add(basic[1]);
+  }
+  // Longest first, so a value containing another is replaced whole.
+  return [...values].sort((a, b) => b.length - a.length);
+}

@@ -56,6 +56,12 @@ beforeAll(async () => {
       const path = (req.url ?? '').split('?')[0];
       if (path === '/api/echo') echo(req, res, body);
       else if (path === '/api/big') void streamBig(res);
+      else if (path === '/api/reflect') {
+        // Echoes the credentials it got, as httpbin's /headers does.
+        const auth = String(req.headers.authorization);
+        res.writeHead(200, { 'content-type': 'application/json', 'x-echo': auth });
+        res.end(JSON.stringify({ authorization: auth, key: req.headers['x-api-key'] }));
+      }
       else if (path === '/api/slow') setTimeout(() => res.writeHead(200).end('late'), 5_000).unref();
       else if (path === '/api/trickle') {
         res.writeHead(200, { 'content-type': 'text/plain' });
@@ -113,6 +119,12 @@ describe('TOOL_HTTP_REQUEST to a local server its connection allows', () => {
     const withKey = local({ base_url: `http://127.0.0.1:${port}/api?key=base-key` });
     const result = await adapter.run('TOOL_HTTP_REQUEST', { method: 'GET', path: 'echo?key=mine', query: { page: 1 } }, withKey, context());
     expect(result).toMatchObject({ status: 200, body: { url: '/api/echo?page=1&key=base-key' } });
+  });
+
+  it('never hands the connection\'s secrets to the model, even from a server that echoes them', async () => {
+    const result = await adapter.run('TOOL_HTTP_REQUEST', { method: 'GET', path: 'reflect' }, local({ api_key: 'partner-api-key-1' }), context());
+    expect(result).toMatchObject({ status: 200, body: { authorization: '[redacted]', key: '[redacted]' }, headers: { 'x-echo': '[redacted]' } });
+    expect(JSON.stringify(result)).not.toMatch(/partner-token-secret|partner-api-key-1/);
   });
 
   it('POSTs a JSON body', async () => {

@@ -14,8 +14,8 @@
 import * as http from 'node:http';
 import * as https from 'node:https';
 import type { LookupFunction } from 'node:net';
-import { cutToJsonBytes, jsonBytes, readCapped } from '../bounded-body';
-import { callSignal, callTimeoutMs, configuredHeaders, credentialHeaders, flag, requiredString } from '../connection-details';
+import { cutToJsonBytes, jsonBytes, readCapped, redact } from '../bounded-body';
+import { callSignal, callTimeoutMs, configuredHeaders, credentialHeaders, flag, requiredString, secretValues } from '../connection-details';
 import { ToolAdapter, ToolConnection, ToolContext, ToolError } from '../tool-adapter.port';
 import { HostLookup, ResolvedAddress, systemLookup, vetHost } from './address-guard';
 import { addQuery, baseUrlOf, bodyOf, isUnderBase, mergeHeaders, methodOf, resolvePath } from './http-request-args';
@@ -56,11 +56,17 @@ export class HttpToolAdapter implements ToolAdapter {
       for (let hop = 0; ; hop++) {
         const res = await send(url, method, headers, body, pinned, signal);
         const location = res.headers.location;
-        if (![301, 302, 303, 307, 308].includes(res.statusCode ?? 0) || location === undefined) return await resultOf(res, method, hop, limits.maxBytes);
+        if (![301, 302, 303, 307, 308].includes(res.statusCode ?? 0) || location === undefined) return await resultOf(res, method, hop, limits.maxBytes, secretValues(connection));
         res.resume();
-        const next = new URL(location, url);
+        let next: URL;
+        try {
+          next = new URL(location, url);
+        } catch {
+          throw new ToolError('UNAVAILABLE', `${connection.name}: the server redirected (HTTP ${res.statusCode}) to a Location that is not a URL`);
+        }
         if (!isUnderBase(next, base)) {
-          throw new ToolError('PERMISSION_DENIED', `${connection.name}: the server redirected (HTTP ${res.statusCode}) to ${next.origin}${next.pathname}, outside the connection's base URL ${base.origin}${base.path}; not followed`);
+          const where = `${next.origin}${next.pathname}`.slice(0, 300);
+          throw new ToolError('PERMISSION_DENIED', `${connection.name}: the server redirected (HTTP ${res.statusCode}) to ${where}, outside the connection's base URL ${base.origin}${base.path}; not followed`);
         }
         if (hop + 1 > MAX_REDIRECTS) throw new ToolError('UNAVAILABLE', `${connection.name}: more than ${MAX_REDIRECTS} redirects`);
         // As browsers do: 303 (and 301/302 after a POST) continue as a GET without the body.
@@ -109,9 +115,12 @@ function raceAbort<T>(work: Promise<T>, signal: AbortSignal): Promise<T> {
   });
 }
 
-/** The answer as the model sees it: status, headers, body (parsed when JSON and whole), within maxBytes. */
-async function resultOf(res: http.IncomingMessage, method: string, redirects: number, maxBytes: number): Promise<Record<string, unknown>> {
-  const result: Record<string, unknown> = { status: res.statusCode, headers: headersOf(res) };
+/**
+ * The answer as the model sees it: status, headers, body (parsed when JSON and whole), within maxBytes.
+ * A server that echoes the request (its headers, say) gets the connection's secrets replaced.
+ */
+async function resultOf(res: http.IncomingMessage, method: string, redirects: number, maxBytes: number, secrets: readonly string[]): Promise<Record<string, unknown>> {
+  const result: Record<string, unknown> = { status: res.statusCode, headers: headersOf(res, secrets) };
   if (redirects > 0) result.redirects = redirects;
   const contentType = String(res.headers['content-type'] ?? '');
   if (method === 'HEAD') {
@@ -125,7 +134,7 @@ async function resultOf(res: http.IncomingMessage, method: string, redirects: nu
     result.body = null;
     result.bodyOmitted = `${bytes.length}${truncated ? '+' : ''} bytes of ${contentType.slice(0, 100)} (not text)`;
   } else {
-    const text = bytes.toString('utf8');
+    const text = redact(bytes.toString('utf8'), secrets, truncated);
     let body: unknown = text;
     if (!truncated && JSON_TYPES.test(contentType)) {
       try {
@@ -149,12 +158,12 @@ async function resultOf(res: http.IncomingMessage, method: string, redirects: nu
   return result;
 }
 
-function headersOf(res: http.IncomingMessage): Record<string, string> {
+function headersOf(res: http.IncomingMessage, secrets: readonly string[]): Record<string, string> {
   const headers: Record<string, string> = {};
   let bytes = 0;
   for (const [name, value] of Object.entries(res.headers)) {
     if (name === 'set-cookie' || value === undefined) continue;
-    const text = (Array.isArray(value) ? value.join(', ') : value).slice(0, MAX_HEADER_VALUE);
+    const text = redact(Array.isArray(value) ? value.join(', ') : value, secrets).slice(0, MAX_HEADER_VALUE);
     bytes += name.length + text.length;
     if (bytes > MAX_HEADER_BYTES) break;
     headers[name] = text;

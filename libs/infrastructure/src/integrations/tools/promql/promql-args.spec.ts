@@ -69,6 +69,10 @@ describe('step bounding', () => {
     expect(boundedStep(0, 3600, 60, 5_000)).toBe(60);
   });
 
+  it('given a step under a millisecond, when bounded, then it is one millisecond, the least Prometheus reads', () => {
+    expect(boundedStep(100, 100, 0.0001, 5_000)).toBe(0.001);
+  });
+
   it('given ranges and limits of every size, when bounded, then no series can exceed the limit', () => {
     for (const range of [0, 1, 59, 3600, 86400 * 365, 123456.789]) {
       for (const max of [1, 2, 11, 5_000, 11_000]) {

@@ -70,9 +70,10 @@ export function timeSeconds(value: unknown, field: string, nowMs: number): numbe
  */
 export function boundedStep(start: number, end: number, step: number, maxPointsPerSeries: number): number {
   const range = end - start;
-  if (maxPointsPerSeries <= 1) return Math.max(step, range + 0.001);
+  // 1 ms is the least step Prometheus can read.
+  if (maxPointsPerSeries <= 1) return Math.max(step, range + 0.001, 0.001);
   const least = Math.ceil((range * 1000) / (maxPointsPerSeries - 1)) / 1000;
-  return Math.max(step, least);
+  return Math.max(step, least, 0.001);
 }
 
 /** Points a range query answers per series for this step. */

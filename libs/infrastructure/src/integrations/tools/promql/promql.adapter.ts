@@ -55,8 +55,9 @@ export class PromqlToolAdapter implements ToolAdapter {
       case 'TOOL_PROMQL_QUERY_RANGE': {
         const query = queryArgument(args);
         const nowMs = this.now();
-        const start = timeSeconds(args.start, 'start', nowMs);
-        const end = timeSeconds(args.end, 'end', nowMs);
+        // Rounded first as Prometheus reads them (milliseconds), so the step is bounded for the range it evaluates.
+        const start = Number(seconds(timeSeconds(args.start, 'start', nowMs)));
+        const end = Number(seconds(timeSeconds(args.end, 'end', nowMs)));
         if (end < start) throw new ToolError('INVALID_ARGUMENT', "'end' is before 'start'");
         const asked = durationSeconds(args.step, 'step');
         const step = boundedStep(start, end, asked, Math.min(limits.maxPoints, PROMETHEUS_MAX_POINTS_PER_SERIES));
