@@ -33,6 +33,7 @@ import { ResourceKit } from './resource-kit/resource-kit';
 import { RolesModule } from './roles/roles.module';
 import { RowsModule } from './rows/rows.module';
 import { SessionsModule } from './sessions/sessions.module';
+import { SkillsBundlesModule } from './skillsbundles/skills-bundles.module';
 import { TriggersModule } from './triggers/triggers.module';
 import { WatchModule } from './watch/watch.module';
 
@@ -62,6 +63,7 @@ export function appModule(settings: Settings) {
       DeploymentsModule,
       SessionsModule,
       TriggersModule,
+      SkillsBundlesModule,
       ChatModule,
       DeploymonitorModule,
       CatalogModule,

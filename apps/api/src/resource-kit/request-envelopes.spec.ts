@@ -36,4 +36,9 @@ describe('resource kit: updateScope', () => {
     expect(failure(() => updateScope(spec, required, '*'))).toMatchObject({ code: 'INVALID_ARGUMENT', message: expect.stringMatching(/full replacement/) });
     expect(updateScope(spec, required, 'state')).toEqual({ paths: ['state'] });
   });
+
+  it('with maskRequired, refuses a mask that names only output-only fields (nothing left once they are stripped)', () => {
+    expect(failure(() => updateScope(spec, required, 'name,create_time'))).toMatchObject({ code: 'INVALID_ARGUMENT', message: expect.stringMatching(/no settable field/) });
+    expect(updateScope(spec, api, 'name,create_time')).toEqual({ paths: [] });
+  });
 });

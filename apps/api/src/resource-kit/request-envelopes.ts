@@ -88,6 +88,8 @@ export function maskScope(mask: string | readonly string[] | undefined, rules: M
   const scope = parseUpdateMask(mask, { settable: rules.settable, outputOnly: [...OUTPUT_ONLY, ...(rules.outputOnly ?? [])], maps: rules.maps });
   if (rules.maskRequired && scope === 'all-provided') throw invalid('update_mask is required and must name at least one field');
   if (rules.maskRequired && scope === 'all') throw invalid("update_mask must name the fields to change; '*' (full replacement) is not supported");
+  // Output-only paths are stripped (wire convention 5); a required mask must still name something settable.
+  if (rules.maskRequired && typeof scope === 'object' && scope.paths.length === 0) throw invalid('update_mask names no settable field once output-only paths are stripped');
   return scope;
 }
 

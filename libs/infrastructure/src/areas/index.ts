@@ -10,6 +10,7 @@ import { knownIssuesApi } from '@svc/contracts/knownissues/knownissues.contract'
 import { notesApi } from '@svc/contracts/notes/notes.contract';
 import { issueNotificationPolicyApi } from '@svc/contracts/notificationpolicy/notificationpolicy.contract';
 import { runbooksApi } from '@svc/contracts/runbooks/runbooks.contract';
+import { skillsBundlesApi } from '@svc/contracts/skillsbundles/skillsbundles.contract';
 import { tagsApi } from '@svc/contracts/tags/tags.contract';
 import { triggersApi } from '@svc/contracts/triggers/triggers.contract';
 import { agentSpec } from '@svc/domain/agents/agent.resource';
@@ -21,6 +22,7 @@ import { noteSpec } from '@svc/domain/notes/note.resource';
 import { issueNotificationPolicySpec } from '@svc/domain/notificationpolicy/issue-notification-policy.resource';
 import type { ResourceSpec } from '@svc/domain/shared/resource';
 import { runbookSpec } from '@svc/domain/runbooks/runbook.resource';
+import { skillsBundleSpec } from '@svc/domain/skillsbundles/skills-bundle.resource';
 import { tagSpec } from '@svc/domain/tags/tag.resource';
 import { triggerSpec } from '@svc/domain/triggers/trigger.resource';
 import type { Projection } from '../projection/projection';
@@ -45,6 +47,7 @@ export const AREAS: readonly Area[] = [
   resourceArea(agentSpec, agentsApi),
   sessionsArea,
   resourceArea(triggerSpec, triggersApi),
+  resourceArea(skillsBundleSpec, skillsBundlesApi),
   resourceArea(issueNotificationPolicySpec, issueNotificationPolicyApi),
   resourceArea(customerSpec, customersApi, customersV1Api),
   resourceArea(knownIssueSpec, knownIssuesApi),
