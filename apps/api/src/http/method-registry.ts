@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import type { Permission } from '@svc/contracts/roles/permissions';
 import type { ListQueryFields, ResponseCase } from '@svc/contracts/shared/resource-api';
 import type { ResponseDeclaration } from '@svc/contracts/shared/responses';
-import { SPEC_METHODS, type SpecMethod, specMethodKey } from '@svc/contracts/catalog';
+import { SPEC_METHOD_BY_KEY } from '@svc/contracts/catalog';
 import { DomainError } from '@svc/domain/shared/domain-error';
 import { parseRequest } from '@svc/infrastructure/requests/parse-request';
 import type { Principal } from '../auth/principal';
@@ -110,7 +110,7 @@ export class MethodRegistry {
     via: 'rpc' | 'rest' = 'rest',
     headers: MethodCall<object>['headers'] = {},
   ): Promise<unknown> {
-    const spec = SPEC_BY_KEY.get(`${service}/${method}`);
+    const spec = SPEC_METHOD_BY_KEY.get(`${service}/${method}`);
     if (via === 'rpc' && spec && !spec.rpc && spec.rest?.length) throw new DomainError('NOT_FOUND', `no method ${service}/${method}; use ${spec.rest?.join(' or ')}`);
     const definition = this.methods.get(`${service}/${method}`);
     if (!definition) {
@@ -132,8 +132,5 @@ export class MethodRegistry {
     return presentCase(definition, await definition.handle({ principal, request, headers }));
   }
 }
-
-/** The spec's methods by `service/Method`: one lookup per call, not a scan of the 170. */
-const SPEC_BY_KEY: ReadonlyMap<string, SpecMethod> = new Map(SPEC_METHODS.map((m) => [specMethodKey(m), m]));
 
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
