@@ -49,7 +49,27 @@ export interface MethodDefinition<Req extends object = object, Res = unknown> {
    * gets `machinePrincipal`, with no organization, and must derive one or refuse (InvokeTrigger).
    */
   machine?: boolean;
+  /**
+   * What the handler appends or reads, where a builder knows it (the resource kit, Get and List over
+   * a read model); docs/method-handlers.md shows it.
+   */
+  effect?: MethodEffect;
   handle(call: MethodCall<Req>): Promise<Res>;
+}
+
+export interface MethodEffect {
+  /** Events appended (`NoteCreated`) or commands sent (`Act 'status' on Deployment`). */
+  appends?: readonly string[];
+  /** Read models read. */
+  reads?: readonly string[];
+  /** The builder that made the handler (`resource kit: createResource`). */
+  builder?: string;
+}
+
+/** Where a method was registered: the source file (repository-relative) and the function that registered it. */
+export interface RegistrationSite {
+  file: string;
+  symbol: string;
 }
 
 /**
@@ -69,13 +89,21 @@ export function deprecationHeaders(since: string, successor: { service: string; 
 @Injectable()
 export class MethodRegistry {
   private readonly methods = new Map<string, MethodDefinition>();
+  private readonly sites = new Map<string, RegistrationSite>();
 
   register(...definitions: MethodDefinition<object>[]): void {
+    const site = registrationSite();
     for (const d of definitions) {
       const key = `${d.service}/${d.method}`;
       if (this.methods.has(key)) throw new Error(`method ${key} registered twice`);
       this.methods.set(key, d);
+      this.sites.set(key, site);
     }
+  }
+
+  /** Where `service/Method` was registered (docs/method-handlers.md). */
+  siteOf(key: string): RegistrationSite | undefined {
+    return this.sites.get(key);
   }
 
   /** Headers the method's answers carry (none for an unknown method). */
@@ -131,6 +159,28 @@ export class MethodRegistry {
     const request = await parseRequest(definition, raw);
     return presentCase(definition, await definition.handle({ principal, request, headers }));
   }
+}
+
+/** Frames that pass registrations on (the registry, the resource kit): the site is the first frame past them. */
+const RELAYS = /^apps\/api\/src\/(http\/method-registry|resource-kit\/resource-kit)\.ts$/;
+
+/**
+ * The first caller outside the registry and the kit, read from the stack once per `register` (a
+ * few dozen at startup). Built files (dist/.../x.js) are named by their source (x.ts).
+ */
+function registrationSite(): RegistrationSite {
+  const holder: { stack?: string } = {};
+  const limit = Error.stackTraceLimit;
+  Error.stackTraceLimit = 30;
+  Error.captureStackTrace(holder, registrationSite);
+  Error.stackTraceLimit = limit;
+  for (const line of (holder.stack ?? '').split('\n').slice(1)) {
+    const frame = /^\s*at (?:async )?(?:(.+?) \()?(.+?):\d+:\d+\)?$/.exec(line);
+    const source = frame && /((?:apps|libs)\/[^/]+\/src\/.+)\.[jt]s$/.exec(frame[2]);
+    if (!frame || !source || RELAYS.test(`${source[1]}.ts`)) continue;
+    return { file: `${source[1]}.ts`, symbol: frame[1] ?? '(anonymous)' };
+  }
+  return { file: 'unknown', symbol: 'unknown' };
 }
 
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
