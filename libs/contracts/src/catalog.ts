@@ -267,6 +267,9 @@ export function specMethodKey(m: Pick<SpecMethod, 'service' | 'method'>): string
   return `${m.service}/${m.method}`;
 }
 
+/** The spec's methods by `service/Method` (specMethodKey): a request finds its method with one lookup, not a scan. */
+export const SPEC_METHOD_BY_KEY: ReadonlyMap<string, SpecMethod> = new Map(SPEC_METHODS.map((m) => [specMethodKey(m), m]));
+
 /** Every route of a method: the RPC path first (when the spec gives one), then its REST forms. */
 export function specRoutes(m: SpecMethod): string[] {
   return [...(m.rpc ? [`POST /${m.service}/${m.method}`] : []), ...(m.rest ?? [])];

@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import type { Permission } from '@svc/contracts/roles/permissions';
 import type { ListQueryFields, ResponseCase } from '@svc/contracts/shared/resource-api';
 import type { ResponseDeclaration } from '@svc/contracts/shared/responses';
-import { SPEC_METHODS, type SpecMethod, specMethodKey } from '@svc/contracts/catalog';
+import { SPEC_METHOD_BY_KEY } from '@svc/contracts/catalog';
 import { DomainError } from '@svc/domain/shared/domain-error';
 import { parseRequest } from '@svc/infrastructure/requests/parse-request';
 import type { Principal } from '../auth/principal';
@@ -49,7 +49,27 @@ export interface MethodDefinition<Req extends object = object, Res = unknown> {
    * gets `machinePrincipal`, with no organization, and must derive one or refuse (InvokeTrigger).
    */
   machine?: boolean;
+  /**
+   * What the handler appends or reads, where a builder knows it (the resource kit, Get and List over
+   * a read model); docs/method-handlers.md shows it.
+   */
+  effect?: MethodEffect;
   handle(call: MethodCall<Req>): Promise<Res>;
+}
+
+export interface MethodEffect {
+  /** Events appended (`NoteCreated`) or commands sent (`Act 'status' on Deployment`). */
+  appends?: readonly string[];
+  /** Read models read. */
+  reads?: readonly string[];
+  /** The builder that made the handler (`resource kit: createResource`). */
+  builder?: string;
+}
+
+/** Where a method was registered: the source file (repository-relative) and the function that registered it. */
+export interface RegistrationSite {
+  file: string;
+  symbol: string;
 }
 
 /**
@@ -69,13 +89,21 @@ export function deprecationHeaders(since: string, successor: { service: string; 
 @Injectable()
 export class MethodRegistry {
   private readonly methods = new Map<string, MethodDefinition>();
+  private readonly sites = new Map<string, RegistrationSite>();
 
   register(...definitions: MethodDefinition<object>[]): void {
+    const site = registrationSite();
     for (const d of definitions) {
       const key = `${d.service}/${d.method}`;
       if (this.methods.has(key)) throw new Error(`method ${key} registered twice`);
       this.methods.set(key, d);
+      this.sites.set(key, site);
     }
+  }
+
+  /** Where `service/Method` was registered (docs/method-handlers.md). */
+  siteOf(key: string): RegistrationSite | undefined {
+    return this.sites.get(key);
   }
 
   /** Headers the method's answers carry (none for an unknown method). */
@@ -110,7 +138,7 @@ export class MethodRegistry {
     via: 'rpc' | 'rest' = 'rest',
     headers: MethodCall<object>['headers'] = {},
   ): Promise<unknown> {
-    const spec = SPEC_BY_KEY.get(`${service}/${method}`);
+    const spec = SPEC_METHOD_BY_KEY.get(`${service}/${method}`);
     if (via === 'rpc' && spec && !spec.rpc && spec.rest?.length) throw new DomainError('NOT_FOUND', `no method ${service}/${method}; use ${spec.rest?.join(' or ')}`);
     const definition = this.methods.get(`${service}/${method}`);
     if (!definition) {
@@ -133,7 +161,26 @@ export class MethodRegistry {
   }
 }
 
-/** The spec's methods by `service/Method`: one lookup per call, not a scan of the 170. */
-const SPEC_BY_KEY: ReadonlyMap<string, SpecMethod> = new Map(SPEC_METHODS.map((m) => [specMethodKey(m), m]));
+/** Frames that pass registrations on (the registry, the resource kit): the site is the first frame past them. */
+const RELAYS = /^apps\/api\/src\/(http\/method-registry|resource-kit\/resource-kit)\.ts$/;
+
+/**
+ * The first caller outside the registry and the kit, read from the stack once per `register` (a
+ * few dozen at startup). Built files (dist/.../x.js) are named by their source (x.ts).
+ */
+function registrationSite(): RegistrationSite {
+  const holder: { stack?: string } = {};
+  const limit = Error.stackTraceLimit;
+  Error.stackTraceLimit = 30;
+  Error.captureStackTrace(holder, registrationSite);
+  Error.stackTraceLimit = limit;
+  for (const line of (holder.stack ?? '').split('\n').slice(1)) {
+    const frame = /^\s*at (?:async )?(?:(.+?) \()?(.+?):\d+:\d+\)?$/.exec(line);
+    const source = frame && /((?:apps|libs)\/[^/]+\/src\/.+)\.[jt]s$/.exec(frame[2]);
+    if (!frame || !source || RELAYS.test(`${source[1]}.ts`)) continue;
+    return { file: `${source[1]}.ts`, symbol: frame[1] ?? '(anonymous)' };
+  }
+  return { file: 'unknown', symbol: 'unknown' };
+}
 
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);

@@ -1,5 +1,6 @@
 import { SPEC_METHODS } from '@svc/contracts/catalog';
 import { compileRoute, RestRouter, restRequest } from './rest-routes';
+import { EXTENSION_ROUTES } from '../history/extension-routes';
 
 const router = new RestRouter(SPEC_METHODS);
 const call = (verb: string, path: string) => {
@@ -48,5 +49,28 @@ describe('REST routes from the spec catalog', () => {
     });
     const route = compileRoute({ service: 's', method: 'M' }, 'POST /v1/things/{thing_id}:act');
     expect(restRequest({ route, params: { thing_id: 'x' } }, {}, { thing_id: 'spoofed', note: 'n' })).toEqual({ thing_id: 'x', note: 'n' });
+  });
+});
+
+describe('REST route lookup by head', () => {
+  const all = [...EXTENSION_ROUTES, ...SPEC_METHODS];
+  const everyRoute = all.flatMap((m) => (m.rest ?? []).map((rest) => compileRoute(m, rest)));
+  /** What a scan of every route in catalog order answers: the lookup must agree with it. */
+  const scan = (verb: string, path: string) => everyRoute.find((r) => r.verb === verb && r.pattern.test(path));
+  const sample = (template: string) =>
+    template.replace(/\{[^}=]+(?:=([^}]+))?\}/g, (_, pattern?: string) => (pattern ?? '*').replace(/\*\*/g, 'a/b').replace(/\*/g, 'x1'));
+
+  it('finds, for a sample path of every route under every verb, the route a scan of all of them finds', () => {
+    const indexed = new RestRouter(all);
+    const verbs = [...new Set(everyRoute.map((r) => r.verb))];
+    const paths = everyRoute.map((r) => sample(r.template));
+    expect(paths.length).toBeGreaterThan(70);
+    for (const path of [...paths, '/v1/nothing', '/v2', '/', '/v1/x1:watch', '/v1/notes/x1/y:watch']) {
+      for (const verb of verbs) {
+        const found = indexed.match(verb, path)?.route;
+        expect([verb, path, found && `${found.service}/${found.method}`]).toEqual([verb, path, scan(verb, path) && `${scan(verb, path)!.service}/${scan(verb, path)!.method}`]);
+      }
+      expect([path, indexed.hasPath(path)]).toEqual([path, everyRoute.some((r) => r.pattern.test(path))]);
+    }
   });
 });

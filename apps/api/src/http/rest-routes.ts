@@ -48,17 +48,30 @@ export function compileRoute(spec: Pick<SpecMethod, 'service' | 'method'>, rest:
   return { verb, template, service: spec.service, method: spec.method, pattern: new RegExp(`^${source}$`), bindings };
 }
 
+/**
+ * Matches a path to its route with one map lookup and a few patterns: routes are grouped by their
+ * head (the path's first two segments, `v1/catalog`) where the template spells it out, so a request
+ * tries only its head's routes and the few whose head is a variable, not all of them.
+ */
 export class RestRouter {
-  private readonly routes: RestRoute[];
+  /** Per head, the routes a path with that head may match (the head's and the open ones), in catalog order. */
+  private readonly byHead = new Map<string, RestRoute[]>();
+  /** Routes whose head is not literal (`/v1/{name=**}:watch`): the only candidates of any other head. */
+  private readonly open: RestRoute[];
 
   constructor(methods: readonly SpecMethod[]) {
-    this.routes = methods.flatMap((m) => (m.rest ?? []).map((rest) => compileRoute(m, rest)));
+    const routes = methods.flatMap((m) => (m.rest ?? []).map((rest) => compileRoute(m, rest)));
+    const heads = routes.map((route) => literalHead(route.template));
+    this.open = routes.filter((_, i) => heads[i] === undefined);
+    for (const head of new Set(heads)) {
+      if (head !== undefined) this.byHead.set(head, routes.filter((_, i) => heads[i] === head || heads[i] === undefined));
+    }
   }
 
   match(verb: string, path: string): RestMatch | undefined {
     const decoded = decodePath(path);
     if (decoded === undefined) return undefined;
-    for (const route of this.routes) {
+    for (const route of this.candidates(decoded)) {
       if (route.verb !== verb) continue;
       const m = route.pattern.exec(decoded);
       if (m) return { route, params: Object.fromEntries(route.bindings.map((b, i) => [b, m[i + 1]])) };
@@ -70,8 +83,24 @@ export class RestRouter {
   hasPath(path: string): boolean {
     // Judged on the decoded path, as `match` is: `a%2Fb` is two segments, not one.
     const decoded = decodePath(path);
-    return decoded !== undefined && this.routes.some((route) => route.pattern.test(decoded));
+    return decoded !== undefined && this.candidates(decoded).some((route) => route.pattern.test(decoded));
   }
+
+  private candidates(decoded: string): readonly RestRoute[] {
+    const [, first, second] = decoded.split('/', 3);
+    return (second !== undefined && this.byHead.get(`${first}/${second}`)) || this.open;
+  }
+}
+
+/**
+ * `v1/catalog` for `/v1/catalog/{name=services/*}` and `v1/indicators` for `/v1/{name=indicators/*}`
+ * (a variable's pattern counts as written); undefined when either segment may vary.
+ */
+function literalHead(template: string): string | undefined {
+  const written = template.replace(VARIABLE, (_, _name: string, pattern?: string) => pattern ?? '*');
+  const [, first, second] = written.split('/', 3);
+  if (first === undefined || second === undefined || /[*{]/.test(first) || /[*{]/.test(second)) return undefined;
+  return `${first}/${second}`;
 }
 
 /** The path with its escapes decoded, or undefined when an escape is malformed. */

@@ -4,15 +4,14 @@ import { NOTIFICATION_SERVICE, PublishRequest, SubscribeRequest } from '@svc/con
 import { invalid } from '@svc/domain/shared/domain-error';
 import type { Settings } from '@svc/infrastructure/config/env';
 import type { EventStore } from '@svc/infrastructure/event-store/event-store.port';
+import { SessionNotificationStream } from '@svc/infrastructure/notifications/session-notification-stream';
 import { EVENT_STORE, SETTINGS } from '@svc/infrastructure/nest/tokens';
-import { CommittedFeed } from '@svc/infrastructure/notifications/committed-feed';
 import {
   NOTIFICATION_BUS,
   NotificationTooLargeError,
   type NotificationBody,
   type NotificationBus,
 } from '@svc/infrastructure/notifications/notification-bus.port';
-import { committedNotifications } from '@svc/infrastructure/notifications/session-notifications';
 import { EventIdCodec } from '@svc/infrastructure/notifications/event-ids';
 import { loadMasterKey } from '@svc/infrastructure/config/secrets';
 import { loadNotificationSettings, type NotificationSettings } from '@svc/infrastructure/notifications/settings';
@@ -27,7 +26,7 @@ class NotificationsMethods implements OnModuleInit, OnModuleDestroy {
   constructor(
     private readonly registry: MethodRegistry,
     private readonly streams: NotificationStreams,
-    private readonly feed: CommittedFeed,
+    private readonly sessions: SessionNotificationStream,
     @Inject(NOTIFICATION_BUS) private readonly bus: NotificationBus,
   ) {}
 
@@ -67,7 +66,7 @@ class NotificationsMethods implements OnModuleInit, OnModuleDestroy {
   }
 
   async onModuleDestroy(): Promise<void> {
-    await this.feed.close();
+    await this.sessions.close();
   }
 }
 
@@ -86,9 +85,9 @@ class NotificationsMethods implements OnModuleInit, OnModuleDestroy {
       inject: [NOTIFICATION_SETTINGS, STREAM_BUDGET, SETTINGS],
     },
     {
-      provide: CommittedFeed,
+      provide: SessionNotificationStream,
       useFactory: (events: EventStore, settings: Settings, bus: NotificationBus) =>
-        new CommittedFeed(events, (event) => committedNotifications(event, settings.typeHost), () => bus.sync(), feedFault('notifications')),
+        new SessionNotificationStream({ events, bus, typeHost: settings.typeHost, onFault: feedFault('notifications') }),
       inject: [EVENT_STORE, SETTINGS, NOTIFICATION_BUS],
     },
     NotificationStreams,

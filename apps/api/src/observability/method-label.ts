@@ -1,14 +1,13 @@
-import { SPEC_METHODS } from '@svc/contracts/catalog';
+import { SPEC_METHOD_BY_KEY } from '@svc/contracts/catalog';
 import type { FastifyRequest } from 'fastify';
 
-const KNOWN = new Set(SPEC_METHODS.map((m) => `${m.service}/${m.method}`));
 const LABEL = Symbol('svc.method');
 type Labelled = FastifyRequest & { [LABEL]?: string };
 
 /** Marks the request as a call of this catalog method (RPC or REST alias); unknown names are not kept. */
 export function labelMethod(request: FastifyRequest, service: string, method: string): void {
   const key = `${service}/${method}`;
-  if (KNOWN.has(key)) (request as Labelled)[LABEL] = key;
+  if (SPEC_METHOD_BY_KEY.has(key)) (request as Labelled)[LABEL] = key;
 }
 
 /**

@@ -66,9 +66,10 @@ export function getMethod<Req extends object>(
   },
 ): MethodDefinition<object> {
   const present = get.present ?? unchanged;
-  return defineMethod(service, method, { request: get.request, response: get.response }, 'read', async ({ principal, request }) => ({
+  const definition = defineMethod(service, method, { request: get.request, response: get.response }, 'read', async ({ principal, request }) => ({
     [get.key]: present(await queries.execute(new GetDocumentQuery(get.store, principal.org, get.nameOf(request), get.noun))),
   }));
+  return { ...definition, effect: { builder: 'getMethod', reads: [get.store] } };
 }
 
 /** List over a read model (filter, order_by, pages), answered under `key` with the next page token. */
@@ -94,5 +95,5 @@ export function listMethod<Req extends ListRequest>(
     const page = await queries.execute<ListDocumentsQuery, Page>(new ListDocumentsQuery(list.spec, call.principal.org, call.request, scope));
     return { [list.key]: page.items.map(shape), nextPageToken: page.nextPageToken };
   });
-  return { ...definition, query: list.spec };
+  return { ...definition, query: list.spec, effect: { builder: 'listMethod', reads: [list.spec.constant ? '(a constant list)' : list.spec.collection] } };
 }

@@ -2,10 +2,10 @@ import { Inject, Injectable } from '@nestjs/common';
 import { CommandBus, QueryBus } from '@nestjs/cqrs';
 import type { MutatingRequest } from '@svc/contracts/shared/requests';
 import type { ChangelogApi, ResourceApi } from '@svc/contracts/shared/resource-api';
-import type { Resource, ResourceCommand, ResourceSpec } from '@svc/domain/shared/resource';
+import { storeOf, type Resource, type ResourceCommand, type ResourceSpec } from '@svc/domain/shared/resource';
 import { READ_STORE } from '@svc/infrastructure/nest/tokens';
 import type { ReadStore } from '@svc/infrastructure/read-store/read-store.port';
-import { MethodRegistry, type MethodDefinition } from '../http/method-registry';
+import { MethodRegistry, type MethodDefinition, type MethodEffect } from '../http/method-registry';
 import { ResourceReferences } from './references';
 import { ResourceCommands } from './resource-commands';
 import {
@@ -47,12 +47,14 @@ export class ResourceKit {
     }
     this.parts.references.add(spec);
     const definitions: MethodDefinition<object>[] = [];
-    if (methods.get) definitions.push(getResource(this.parts, spec, api, methods.get));
-    if (methods.create) definitions.push(createResource(this.parts, spec, api, methods.create));
-    if (methods.update) definitions.push(updateResource(this.parts, spec, api, methods.update));
-    if (methods.delete) definitions.push(deleteResource(this.parts, spec, api, methods.delete));
-    if (methods.list) definitions.push(listResources(this.parts, spec, api, methods.list));
-    if (methods.undelete) definitions.push(undeleteResource(this.parts, spec, api, methods.undelete));
+    const store = storeOf(spec);
+    const kit = (builder: string, effect: MethodEffect): MethodEffect => ({ builder: `resource kit: ${builder}`, ...effect });
+    if (methods.get) definitions.push({ ...getResource(this.parts, spec, api, methods.get), effect: kit('getResource', { reads: [store] }) });
+    if (methods.create) definitions.push({ ...createResource(this.parts, spec, api, methods.create), effect: kit('createResource', { appends: [`${spec.kind}Created`] }) });
+    if (methods.update) definitions.push({ ...updateResource(this.parts, spec, api, methods.update), effect: kit('updateResource', { appends: [`${spec.kind}Updated`] }) });
+    if (methods.delete) definitions.push({ ...deleteResource(this.parts, spec, api, methods.delete), effect: kit('deleteResource', { appends: [`${spec.kind}Deleted`] }) });
+    if (methods.list) definitions.push({ ...listResources(this.parts, spec, api, methods.list), effect: kit('listResources', { reads: [store] }) });
+    if (methods.undelete) definitions.push({ ...undeleteResource(this.parts, spec, api, methods.undelete), effect: kit('undeleteResource', { appends: [`${spec.kind}Undeleted`] }) });
     this.registry.register(...definitions);
   }
 
@@ -62,12 +64,14 @@ export class ResourceKit {
    * the resource after the action, under the resource's key.
    */
   action<Req extends MutatingRequest>(spec: ResourceSpec, api: ResourceApi, definition: ActionDefinition<Req>): void {
-    this.registry.register(resourceAction(this.parts, spec, api, definition));
+    const effect: MethodEffect = { builder: 'resource kit: resourceAction', appends: [`Act '${definition.action}' on ${spec.kind}`] };
+    this.registry.register({ ...resourceAction(this.parts, spec, api, definition), effect });
   }
 
   /** A changelog under a resource: List by `parent` and, when the spec has one, Get by name. */
   changelog(parent: ResourceSpec, api: ChangelogApi): void {
-    this.registry.register(...changelogMethods(this.parts, parent, api));
+    const effect: MethodEffect = { builder: 'resource kit: changelogMethods', reads: [api.store] };
+    this.registry.register(...changelogMethods(this.parts, parent, api).map((d) => ({ ...d, effect })));
   }
 
   /**

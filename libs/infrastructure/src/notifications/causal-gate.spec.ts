@@ -1,5 +1,5 @@
-import { AFTER_POSITION_KEY, type BusNotification } from './notification-bus.port';
-import { CausalGate, type FeedProgress } from './causal-gate';
+import type { BusNotification } from './notification-bus.port';
+import { AFTER_POSITION_KEY, CausalGate, type FeedProgress } from './session-notification-stream';
 
 /** A feed whose delivered position the test moves. */
 class Feed implements FeedProgress {

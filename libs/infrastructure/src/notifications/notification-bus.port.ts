@@ -39,22 +39,14 @@ export interface NotificationBus {
   /**
    * Resolves once what any process published before the call has been delivered to this instance's
    * subscribers (at once when it has none). A stream that merges the bus with the log calls it before
-   * a committed event, so what a turn published before committing reaches its subscribers first.
+   * a committed event, so what a turn published before committing reaches its subscribers first
+   * (SessionNotificationStream).
    */
   sync(): Promise<void>;
   close(): Promise<void>;
 }
 
 export const NOTIFICATION_BUS = Symbol('NOTIFICATION_BUS');
-
-/**
- * Body key of a notification published in answer to a committed event (a turn's output, after the
- * SessionTurnRequested that asked for it): that event's log position (positionToString). A stream
- * merging the bus with the log delivers it only once its committed feed has delivered that
- * position (CausalGate), so the output never overtakes the message that asked for it. The bus's
- * `sync` orders the other way round. Internal: stripped before a client sees the notification.
- */
-export const AFTER_POSITION_KEY = '_after';
 
 /** Largest encoded notification the bus accepts (a Publish body is refused past it, INVALID_ARGUMENT). */
 export const MAX_NOTIFICATION_BYTES = 256 * 1024;

@@ -14,7 +14,7 @@ import {
   sessionStreamId,
 } from '@svc/contracts/sessions/session.events';
 import { agentSpec } from '@svc/domain/agents/agent.resource';
-import { AFTER_POSITION_KEY } from '../../notifications/notification-bus.port';
+import { afterCommitted } from '../../notifications/session-notification-stream';
 import type { Actor } from '@svc/domain/shared/decider';
 import { resourceStreamId } from '@svc/domain/shared/resource';
 import { resourceDecider } from '@svc/domain/shared/resource.decider';
@@ -188,10 +188,7 @@ class TurnPublisher {
     if (!publish) return;
     if (this.pending >= MAX_PENDING_NOTIFICATIONS) return this.complain(`more than ${MAX_PENDING_NOTIFICATIONS} notifications waiting; dropping`);
     this.pending++;
-    const notification = {
-      value: { '@type': `${this.typeHost}/svc.nxagent.v1.${n.type}`, ...n.value },
-      ...(this.ref.after ? { [AFTER_POSITION_KEY]: this.ref.after } : {}),
-    };
+    const notification = afterCommitted({ value: { '@type': `${this.typeHost}/svc.nxagent.v1.${n.type}`, ...n.value } }, this.ref.after);
     this.chain = this.chain
       .then(() => publish(this.ref.org, this.ref.sessionName, notification))
       .catch((error: unknown) => this.complain(`publishing failed: ${(error as Error).message}`))
