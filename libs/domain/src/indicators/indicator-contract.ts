@@ -33,11 +33,10 @@ export const isTimeType = (type: string) => TIME_TYPES.test(type.toUpperCase());
 /** Whether `type` (the engine's name) is a number. */
 export const isNumericType = (type: string) => NUMERIC_TYPES.test(type.toUpperCase());
 
-/** The kind's names exactly (each once), `time` a timestamp or date, the others numbers. */
-export function checkPlannedColumns(kind: string, columns: readonly PlannedColumn[]): void {
+/** The kind's names exactly, each once. */
+export function checkOutputNames(kind: string, names: readonly string[]): void {
   const expected = KIND_COLUMNS[kind];
   if (!expected) throw invalid(`indicator.kind is required: one of ${Object.keys(KIND_COLUMNS).join(', ')}`);
-  const names = columns.map((c) => c.name);
   const absent = expected.filter((c) => !names.includes(c));
   const extra = names.filter((c) => !expected.includes(c));
   if (absent.length > 0 || extra.length > 0) {
@@ -46,6 +45,11 @@ export function checkPlannedColumns(kind: string, columns: readonly PlannedColum
   }
   const twice = names.find((name, i) => names.indexOf(name) !== i);
   if (twice !== undefined) throw invalid(`indicator.query.engine_sql has column ${twice} twice: ${kind} needs exactly ${expected.join(', ')}`);
+}
+
+/** The kind's names exactly (each once), `time` a timestamp or date, the others numbers. */
+export function checkPlannedColumns(kind: string, columns: readonly PlannedColumn[]): void {
+  checkOutputNames(kind, columns.map((c) => c.name));
   for (const column of columns) {
     if (column.name === 'time' && !isTimeType(column.type)) {
       throw invalid(`indicator.query.engine_sql column 'time' is ${column.type}: ${kind} needs a timestamp or a date there`);

@@ -192,3 +192,46 @@ export function sqlDialectOf(connectionDetails: unknown): SqlDialect {
   if (declared !== undefined) throw invalid(`details.sqldb.dialect '${declared}' is not one of ${SQL_DIALECTS.join(', ')} (or mariadb, postgres)`);
   return Number(sqldb.port) === 3306 ? 'mysql' : 'postgresql';
 }
+
+const CLAUSE_END = new Set(['from', 'where', 'group', 'having', 'order', 'limit', 'window', 'qualify', 'union', 'except', 'intersect', 'into']);
+
+/**
+ * The output column names of the statement's first top-level SELECT when its text tells them for
+ * sure (each item `expr AS name` or a bare column reference), else undefined (a star, an unnamed
+ * expression): for where no engine plans the query (the operator configuration's v2 indicators).
+ * Linear: one pass over the tokens.
+ */
+export function declaredOutputNames(sql: string, dialect: SqlDialect): string[] | undefined {
+  const tokens = [...sqlTokens(sql, dialect)].filter((t) => t.kind !== 'space' && t.kind !== 'comment');
+  let depth = 0;
+  let start = -1;
+  for (let i = 0; i < tokens.length && start < 0; i++) {
+    const t = tokens[i];
+    if (t.kind === 'punct' && t.value === '(') depth++;
+    else if (t.kind === 'punct' && t.value === ')') depth--;
+    else if (depth === 0 && t.kind === 'word' && t.value === 'select') start = i + 1;
+  }
+  if (start < 0) return undefined;
+  while (start < tokens.length && tokens[start].kind === 'word' && (tokens[start].value === 'distinct' || tokens[start].value === 'all')) start++;
+  const items: SqlToken[][] = [[]];
+  depth = 0;
+  for (let i = start; i < tokens.length; i++) {
+    const t = tokens[i];
+    if (t.kind === 'punct' && t.value === '(') depth++;
+    if (t.kind === 'punct' && t.value === ')') depth--;
+    if (depth === 0 && ((t.kind === 'word' && CLAUSE_END.has(t.value)) || (t.kind === 'punct' && t.value === ';'))) break;
+    if (depth === 0 && t.kind === 'punct' && t.value === ',') items.push([]);
+    else items[items.length - 1].push(t);
+  }
+  const names: string[] = [];
+  for (const item of items) {
+    const last = item[item.length - 1];
+    // PostgreSQL folds unquoted names to lowercase; MySQL and BigQuery keep them as written.
+    const nameOf = (t: SqlToken) => (t.kind === 'quoted' ? t.value : dialect === 'postgresql' ? t.value : sql.slice(t.start, t.end));
+    if (!last || (last.kind !== 'word' && last.kind !== 'quoted')) return undefined;
+    if (item.length >= 3 && item[item.length - 2].kind === 'word' && item[item.length - 2].value === 'as') names.push(nameOf(last));
+    else if (item.every((t, j) => (j % 2 === 0 ? t.kind === 'word' || t.kind === 'quoted' : t.kind === 'punct' && t.value === '.'))) names.push(nameOf(last));
+    else return undefined;
+  }
+  return names;
+}

@@ -8,8 +8,8 @@ import { INDICATOR_KINDS, INDICATOR_LIMITS } from '@svc/contracts/indicators/enu
 import { DomainError, invalid } from '../shared/domain-error';
 import { deepEqual, isPlainObject, type JsonObject } from '../shared/json-path';
 import type { References, Resource, ResourceSpec, ValidationContext } from '../shared/resource';
-import { checkIndicatorPlan, type IndicatorPlan } from './indicator-contract';
-import { checkPlaceholders, sqlDialectOf, type SqlDialect } from './indicator-sql';
+import { checkIndicatorPlan, checkOutputNames, type IndicatorPlan } from './indicator-contract';
+import { checkPlaceholders, declaredOutputNames, sqlDialectOf, type SqlDialect } from './indicator-sql';
 
 /** Event types of the indicator stream beyond the indicator's own resource events. */
 export const RELATION_CREATED = 'IndicatorRelationAttached';
@@ -78,8 +78,13 @@ export function judgeIndicator(resource: Resource, previous: Resource | undefine
     throw invalid(`indicator.description is longer than ${INDICATOR_LIMITS.description} characters`);
   }
   if (!(INDICATOR_KINDS as readonly unknown[]).includes(resource.kind)) throw invalid(`indicator.kind is required: one of ${INDICATOR_KINDS.join(', ')}`);
-  const { engineSql, connections } = checkQueryText(resource, refs);
+  const { engineSql, connections, dialect } = checkQueryText(resource, refs);
   if (plan && needsPlan(resource, previous)) checkIndicatorPlan(String(resource.kind), engineSql, connections, plan);
+  if (!plan) {
+    // No engine here (the operator configuration's v2 indicators): the names the SQL states for sure are still the kind's.
+    const names = declaredOutputNames(engineSql, dialect);
+    if (names) checkOutputNames(String(resource.kind), names);
+  }
 }
 
 /** v1's rule through the kit: a query that needs a plan and came without one is refused, never let through. */

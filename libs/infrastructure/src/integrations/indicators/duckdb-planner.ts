@@ -217,7 +217,7 @@ export class DuckDbPlanner {
     try {
       statements = await connection.extractStatements(sql);
     } catch (error) {
-      throw new PlanError('parse', firstLine((error as Error).message).replace(/^Parser Error: /, ''));
+      throw classify(firstLine((error as Error).message).replace(/^Failed to extract statements: /, ''));
     }
     if (statements.count !== 1) throw new PlanError('statement', `it holds ${statements.count} statements; an indicator query is exactly one SELECT`);
     let prepared;

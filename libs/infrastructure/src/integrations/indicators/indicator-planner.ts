@@ -8,7 +8,7 @@
  * INVALID_ARGUMENT naming the table, column or syntax the query got wrong, UNAVAILABLE naming the
  * connection whose database cannot be read.
  */
-import type { IndicatorPlan } from '@svc/domain/indicators/indicator-contract';
+import type { IndicatorPlan, PlannedColumn } from '@svc/domain/indicators/indicator-contract';
 import { sqlTokens, type SqlDialect } from '@svc/domain/indicators/indicator-sql';
 import { DomainError, invalid } from '@svc/domain/shared/domain-error';
 import { isPlainObject } from '@svc/domain/shared/json-path';
@@ -63,6 +63,17 @@ function mentioned(sql: string, dialect: SqlDialect): Set<string> {
   return names;
 }
 
+/**
+ * PostgreSQL folds unquoted output names to lowercase (`AS Time` is `time`); DuckDB keeps them as
+ * written. A planned name the SQL never quotes is folded as PostgreSQL would.
+ */
+function foldNames(columns: PlannedColumn[], request: PlanRequest): PlannedColumn[] {
+  if (request.dialect !== 'postgresql') return columns;
+  const quoted = new Set<string>();
+  for (const token of sqlTokens(request.engineSql, request.dialect)) if (token.kind === 'quoted') quoted.add(token.value);
+  return columns.map((c) => (quoted.has(c.name) ? c : { ...c, name: c.name.toLowerCase() }));
+}
+
 const bareName = (name: string) => name.slice(name.lastIndexOf('.') + 1).toLowerCase();
 
 export class IndicatorPlanner {
@@ -105,7 +116,7 @@ export class IndicatorPlanner {
       if (!(error instanceof PlanError)) throw error;
       throw this.explain(error, request, unknownTypes);
     }
-    return { engineSql: request.engineSql, connections: request.connections.map((c) => c.name), columns };
+    return { engineSql: request.engineSql, connections: request.connections.map((c) => c.name), columns: foldNames(columns, request) };
   }
 
   private async liveSchema(org: string, connection: PlannedConnection): Promise<DatabaseSchema> {
