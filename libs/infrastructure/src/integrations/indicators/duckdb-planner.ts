@@ -201,7 +201,10 @@ export class DuckDbPlanner {
       // Unqualified names resolve as PostgreSQL's default search path would (public), then bare names; types and macros from the engine's own catalog.
       await connection.run(`USE ${catalog}.public`);
       await connection.run(`SET search_path = '${catalog}.public,${catalog}.main,memory.main'`);
-      return await this.describe(connection, sql);
+      const columns = await this.describe(connection, sql);
+      // The cap holds even where the engine did not heed the interrupt (it fired between statements).
+      if (timedOut) throw new PlanError('timeout', `planning took longer than ${this.limits.timeoutMs} ms`);
+      return columns;
     } catch (error) {
       if (timedOut) throw new PlanError('timeout', `planning took longer than ${this.limits.timeoutMs} ms`);
       throw error;
