@@ -46,11 +46,10 @@ export class IndicatorPlanning implements OnModuleDestroy {
    */
   async forUpdate(org: string, stored: Resource | null, input: JsonObject, paths: readonly string[], refs: References): Promise<IndicatorPlan | undefined> {
     if (!stored || stored.deleteTime !== undefined) return undefined;
-    const merged = structuredClone(stored) as Resource;
+    let merged: Resource = stored;
     for (const path of paths.flatMap((p) => (p === 'query' ? INDICATOR_QUERY_FIELDS : [p]))) {
       const value = getPath(input, path);
-      if (isPresent(value)) setPath(merged, path, value);
-      else unsetPath(merged, path);
+      merged = isPresent(value) ? setPath(merged, path, value) : unsetPath(merged, path);
     }
     if (!needsPlan(merged, stored)) return undefined;
     return this.planOf(org, merged, stored, refs);
