@@ -8,7 +8,8 @@
 import { Inject, Injectable, type OnModuleDestroy } from '@nestjs/common';
 import type { IndicatorPlan } from '@svc/domain/indicators/indicator-contract';
 import { INDICATOR_QUERY_FIELDS } from '@svc/domain/indicators/indicator.decider';
-import { checkQueryText, judgeIndicator, needsPlan } from '@svc/domain/indicators/indicator.resource';
+import { checkQueryText, judgeIndicator, needsPlan, queryDialect } from '@svc/domain/indicators/indicator.resource';
+import { DomainError } from '@svc/domain/shared/domain-error';
 import { getPath, isPlainObject, isPresent, setPath, unsetPath, type JsonObject } from '@svc/domain/shared/json-path';
 import type { References, Resource } from '@svc/domain/shared/resource';
 import { IndicatorPlanner, type PlannedConnection } from '@svc/infrastructure/integrations/indicators/indicator-planner';
@@ -56,7 +57,16 @@ export class IndicatorPlanning implements OnModuleDestroy {
   }
 
   private async planOf(org: string, resource: Resource, previous: Resource | undefined, refs: References): Promise<IndicatorPlan | undefined> {
-    judgeIndicator(resource, previous, refs);
+    try {
+      judgeIndicator(resource, previous, refs);
+    } catch (error) {
+      // Text that is not SQL at all is told as such, before the placeholders it lacks.
+      if (error instanceof DomainError && error.message.includes('must reference @')) {
+        const query = resource.query as { engineSql: string; connections: string[] };
+        await this.planner.checkSyntax({ engineSql: query.engineSql, dialect: queryDialect(query.connections, refs), connections: [] });
+      }
+      throw error;
+    }
     const { engineSql, connections, dialect } = checkQueryText(resource, refs);
     const docs = connections.map((name) => ({ name, doc: refs.get(name) }));
     if (docs.some((c) => !c.doc)) return undefined;

@@ -150,6 +150,25 @@ export class DuckDbPlanner {
     }
   }
 
+  /** Whether `sql` parses as DuckDB reads it (no catalog, no plan); a PlanError of kind `parse` when not. */
+  async parse(sql: string, dialect: SqlDialect): Promise<void> {
+    if (this.waiting >= this.limits.maxQueue) throw new PlanError('busy', `more than ${this.limits.maxQueue} indicator queries are waiting to be planned`);
+    const text = toPlannerDialect(substitutePlaceholders(sql, dialect, PLAN_LITERALS[dialect]), dialect);
+    this.waiting++;
+    const run = this.queue.then(async () => {
+      const { connection } = await this.engine();
+      await connection.extractStatements(text).catch((error: Error) => {
+        throw classify(firstLine(error.message).replace(/^Failed to extract statements: /, ''));
+      });
+    });
+    this.queue = run.catch(() => undefined);
+    try {
+      await run;
+    } finally {
+      this.waiting--;
+    }
+  }
+
   /** Releases the engine (process stop, tests). */
   async close(): Promise<void> {
     const engine = this.instance;

@@ -119,6 +119,16 @@ export class IndicatorPlanner {
     return { engineSql: request.engineSql, connections: request.connections.map((c) => c.name), columns: foldNames(columns, request) };
   }
 
+  /** INVALID_ARGUMENT `does not parse: ...` when the engine cannot read `sql` as SQL at all; nothing else is checked. */
+  async checkSyntax(request: Pick<PlanRequest, 'engineSql' | 'dialect' | 'connections'>): Promise<void> {
+    try {
+      await this.engine.parse(request.engineSql, request.dialect);
+    } catch (error) {
+      if (!(error instanceof PlanError)) throw error;
+      if (error.kind === 'parse') throw this.explain(error, request as PlanRequest, []);
+    }
+  }
+
   private async liveSchema(org: string, connection: PlannedConnection): Promise<DatabaseSchema> {
     try {
       return await this.schemas.schemaOf(await connection.open(), { limits: DEFAULT_TOOL_LIMITS }, org);
