@@ -259,7 +259,7 @@ export class DuckDbPlanner {
 function classify(message: string): PlanError {
   const table = /^Catalog Error: Table with name (.+?) does not exist/.exec(message);
   if (table) return new PlanError('table', message, table[1]);
-  const column = /^Binder Error: Referenced column "?(.+?)"? not found/.exec(message);
+  const column = /^Binder Error: Referenced column "([^"]+)" (?:was )?not found/.exec(message);
   if (column) return new PlanError('column', message, column[1]);
   const qualified = /^Binder Error: Values list "(.+?)" does not have a column named "(.+?)"/.exec(message);
   if (qualified) return new PlanError('column', message, `${qualified[1]}.${qualified[2]}`);
