@@ -5,12 +5,15 @@
  * read through information_schema, and each is also compiled with the PostgreSQL literals and
  * EXPLAINed by that database: the planner accepts a query exactly when PostgreSQL does, except the
  * rows marked `gap` (DuckDB's dialect, docs/decisions.md) and the contract's refusals (SQL PostgreSQL
- * runs, with the wrong columns). MySQL and BigQuery queries are planned against declared schemas.
+ * runs, with the wrong columns). MySQL and BigQuery queries are planned against declared schemas;
+ * the MySQL ones are also compiled with MySQL's literals and EXPLAINed by a real MariaDB holding those
+ * tables.
  */
 import { checkPlannedColumns } from '@svc/domain/indicators/indicator-contract';
 import { checkPlaceholders, compileIndicatorSql, type SqlDialect } from '@svc/domain/indicators/indicator-sql';
 import { DomainError } from '@svc/domain/shared/domain-error';
 import { PgSchemaReader } from '../../../../../test/support/pg-schema-reader';
+import { createMariaDatabase, mariadbAvailable, type TestMariaDatabase } from '../../../../../test/support/mariadb';
 import { createTestDatabase, PG, postgresAvailable, type TestDatabase } from '../../../../../test/support/postgres';
 import { IndicatorPlanner, type PlannedConnection } from './indicator-planner';
 
@@ -36,7 +39,7 @@ interface Case {
   /** 'ok', or the message a refusal carries. */
   expect: 'ok' | RegExp;
   dialect?: SqlDialect;
-  /** PostgreSQL queries: whether PostgreSQL runs the compiled SQL (default: when expected ok). */
+  /** PostgreSQL and MySQL queries: whether the database runs the compiled SQL (default: when expected ok). */
   postgres?: boolean;
   /** A query PostgreSQL runs that DuckDB's dialect cannot plan (documented in docs/decisions.md). */
   gap?: true;
@@ -88,7 +91,7 @@ export const CORPUS: Case[] = [
   // MySQL / MariaDB (declared schema)
   { label: 'MySQL: backquoted names, FROM_UNIXTIME buckets, SUM over a comparison', dialect: 'mysql', kind: RATIO, sql: "SELECT FROM_UNIXTIME(FLOOR(UNIX_TIMESTAMP(`ts`) / 60) * 60) AS `time`, SUM(`ok` = 1) AS good_events, COUNT(*) AS total_events FROM `requests` WHERE ts >= @start_time AND ts < @end_time AND ts + @resolution > ts GROUP BY 1", expect: 'ok' },
   { label: 'MySQL: a double-quoted string and a backslash escape', dialect: 'mysql', kind: GAUGE, sql: "SELECT ts AS time, COUNT(*) AS value FROM requests WHERE status = \"ok\" AND note <> 'it\\'s' AND ts >= @start_time AND ts < @end_time AND ts + @resolution > ts GROUP BY ts", expect: 'ok' },
-  { label: 'MySQL: a column the declared schema lacks', dialect: 'mysql', kind: GAUGE, sql: 'SELECT ts AS time, MAX(latency) AS value FROM requests WHERE ts >= @start_time AND ts < @end_time AND ts + @resolution > ts GROUP BY ts', expect: /reads column 'latency', which no table it reads has in the declared schema/ },
+  { label: 'MySQL: a column the declared schema lacks', dialect: 'mysql', kind: GAUGE, sql: 'SELECT ts AS time, MAX(latency) AS value FROM requests WHERE ts >= @start_time AND ts < @end_time AND ts + @resolution > ts GROUP BY ts', expect: /reads column 'latency', which no table it reads has in the declared schema/, postgres: false },
   // BigQuery (declared schema)
   { label: 'BigQuery: TIMESTAMP_TRUNC(ts, MINUTE) and COUNTIF', dialect: 'bigquery', kind: RATIO, sql: 'SELECT TIMESTAMP_TRUNC(ts, MINUTE) AS time, COUNTIF(ok) AS good_events, COUNT(*) AS total_events FROM `telemetry.requests` WHERE ts >= @start_time AND ts < @end_time AND @resolution IS NOT NULL GROUP BY time', expect: 'ok' },
   { label: 'BigQuery: TIMESTAMP_BUCKET with @resolution', dialect: 'bigquery', kind: RATIO, sql: 'SELECT TIMESTAMP_BUCKET(ts, @resolution) AS time, COUNTIF(ok) AS good_events, COUNT(*) AS total_events FROM telemetry.requests WHERE ts >= @start_time AND ts < @end_time GROUP BY time', expect: 'ok' },
@@ -125,13 +128,18 @@ async function validate(planner: IndicatorPlanner, c: Case, connection: PlannedC
   }
 }
 
+/** The MySQL rows' declared table, as MariaDB creates it. */
+const MARIADB_DDL = ["CREATE TABLE requests (ts datetime(3), ok tinyint(1), status enum('ok','failed'), note varchar(255), latency_ms double)"];
+
 describe('indicator query corpus: planned against the live schema', () => {
   let db: TestDatabase | undefined;
+  let maria: TestMariaDatabase | undefined;
   let planner: IndicatorPlanner;
   let warehouse: PlannedConnection;
 
   beforeAll(async () => {
     planner = new IndicatorPlanner(new PgSchemaReader());
+    if (await mariadbAvailable('the MySQL rows of the indicator query corpus')) maria = await createMariaDatabase('corpus', MARIADB_DDL);
     if (!(await postgresAvailable('the indicator query corpus'))) return;
     db = await createTestDatabase('corpus', DDL);
     const details = { host: PG.host, port: PG.port, database: db.name, username: PG.user, password: PG.password };
@@ -140,6 +148,7 @@ describe('indicator query corpus: planned against the live schema', () => {
   afterAll(async () => {
     await planner.engine.close();
     await db?.drop();
+    await maria?.drop();
   });
 
   it('holds at least 30 queries', () => {
@@ -152,12 +161,13 @@ describe('indicator query corpus: planned against the live schema', () => {
     const outcome = await validate(planner, c, dialect === 'postgresql' ? warehouse : DECLARED[dialect]);
     if (c.expect === 'ok') expect(outcome).toBe('ok');
     else expect(outcome).toMatch(c.expect);
-    if (dialect !== 'postgresql' || !db) return;
     // The database's own verdict on the compiled SQL, with the literals CompileIndicatorQuery emits.
+    const explain = dialect === 'postgresql' && db ? (sql: string) => db!.client.query(`EXPLAIN ${sql}`) : dialect === 'mysql' && maria ? (sql: string) => maria!.connection.query(`EXPLAIN ${sql}`) : undefined;
+    if (!explain) return;
     const runs = c.postgres ?? c.expect === 'ok';
     if (c.postgres === undefined && c.expect !== 'ok' && /must reference|unknown placeholder|exactly one SELECT/.test(outcome)) return;
-    const compiled = compileIndicatorSql(c.sql, { startTime: '2024-01-01T00:00:00.000Z', endTime: '2024-01-02T00:00:00.000Z', resolutionSeconds: 60 }, 'postgresql');
-    const verdict = await db.client.query(`EXPLAIN ${compiled}`).then(
+    const compiled = compileIndicatorSql(c.sql, { startTime: '2024-01-01T00:00:00.000Z', endTime: '2024-01-02T00:00:00.000Z', resolutionSeconds: 60 }, dialect);
+    const verdict = await explain(compiled).then(
       () => 'runs',
       (error: Error) => `refused: ${error.message}`,
     );
