@@ -33,12 +33,6 @@ export interface PlanRequest {
   connections: readonly PlannedConnection[];
 }
 
-/** Where a table came from, for messages: the database or the operator's declaration. */
-interface Source {
-  connection: string;
-  declared: boolean;
-}
-
 const SQLDB = 'CONNECTION_TYPE_SQLDB';
 
 /** The declared override of a connection (`details.sqldb.schema`: table to column to type), or undefined. */
@@ -90,15 +84,16 @@ export class IndicatorPlanner {
   async plan(request: PlanRequest): Promise<IndicatorPlan> {
     const names = mentioned(request.engineSql, request.dialect);
     const tables: PlannerTable[] = [];
-    const sources = new Map<string, Source>();
+    // Tables by full name, first connection first: a name two connections share is the first's.
+    const seen = new Set<string>();
     const unknownTypes: string[] = [];
     for (const connection of request.connections) {
       if (connection.type !== SQLDB) throw invalid(`indicator.query.connections: '${connection.name}' is a ${connection.type} connection; an indicator's query reads SQL databases (${SQLDB})`);
       const declared = declaredSchema(connection.details);
       const schema = declared ?? (await this.liveSchema(request.org, connection));
       for (const table of schema.tables) {
-        if (!names.has(bareName(table.name)) || sources.has(table.name.toLowerCase())) continue;
-        sources.set(table.name.toLowerCase(), { connection: connection.name, declared: declared !== undefined });
+        if (!names.has(bareName(table.name)) || seen.has(table.name.toLowerCase())) continue;
+        seen.add(table.name.toLowerCase());
         tables.push({
           name: table.name,
           columns: table.columns.map((c) => {
