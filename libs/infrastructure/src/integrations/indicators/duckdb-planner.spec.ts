@@ -48,6 +48,21 @@ describe('the DuckDB planner', () => {
     }
   });
 
+  it('a stop refuses the plans that have not started (it waits for one plan at most); a later plan starts a new engine', async () => {
+    const own = new DuckDbPlanner();
+    await own.plan(GAUGE, 'postgresql', [requests]);
+    const pending = [1, 2, 3].map(() =>
+      own.plan(GAUGE, 'postgresql', [requests]).then(
+        () => 'planned',
+        (e: PlanError) => e.message,
+      ),
+    );
+    await own.close();
+    for (const outcome of await Promise.all(pending)) expect(['planned', 'the planner is stopping']).toContain(outcome);
+    expect(await own.plan(GAUGE, 'postgresql', [requests])).toHaveLength(2);
+    await own.close();
+  });
+
   it('reaches no file: a table function over the file system is refused', async () => {
     const error = await planError(planner.plan("SELECT now() AS time, 1 AS value FROM read_text('/etc/hostname') WHERE @start_time < @end_time AND @resolution IS NOT NULL", 'postgresql', []));
     expect(error.message).toMatch(/Permission Error|disabled/);

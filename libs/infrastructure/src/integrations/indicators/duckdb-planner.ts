@@ -127,6 +127,8 @@ export class DuckDbPlanner {
   private queue: Promise<unknown> = Promise.resolve();
   private waiting = 0;
   private sequence = 0;
+  /** Set by close(): plans still queued are refused, so a stop waits for one plan at most. */
+  private closing = false;
 
   constructor(readonly limits: PlannerLimits = DEFAULT_PLANNER_LIMITS) {}
 
@@ -141,7 +143,7 @@ export class DuckDbPlanner {
     if (this.waiting >= this.limits.maxQueue) throw new PlanError('busy', `more than ${this.limits.maxQueue} indicator queries are waiting to be planned`);
     const planned = toPlannerDialect(substitutePlaceholders(sql, dialect, PLAN_LITERALS[dialect]), dialect);
     this.waiting++;
-    const run = this.queue.then(() => this.planOne(planned, tables));
+    const run = this.queue.then(() => (this.closing ? Promise.reject(new PlanError('busy', 'the planner is stopping')) : this.planOne(planned, tables)));
     this.queue = run.catch(() => undefined);
     try {
       return await run;
@@ -174,10 +176,13 @@ export class DuckDbPlanner {
     const engine = this.instance;
     this.instance = undefined;
     if (!engine) return;
+    this.closing = true;
     await this.queue;
     const { db, connection } = await engine.catch(() => ({ db: undefined, connection: undefined }));
     connection?.closeSync();
     db?.closeSync();
+    // A plan asked for after the stop starts a new engine.
+    this.closing = false;
   }
 
   private engine() {
