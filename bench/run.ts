@@ -15,7 +15,7 @@
  *   BENCH_LAG_SAMPLES      projection-lag samples (default max(100, 30 x BENCH_SECONDS))
  *   BENCH_REBUILD_EVENTS   events in the log before the rebuild (default 100000)
  *   BENCH_SESSION_MESSAGES messages in the long session the session phase reads from its end (default 10000)
- *   BENCH_PHASES           comma list of ab-create,create,get,list,hot,lag,notify,idle,streams,flood,rebuild,session,big-org,long-stream
+ *   BENCH_PHASES           comma list of ab-create,planner,create,get,list,hot,lag,notify,idle,streams,flood,rebuild,session,big-org,long-stream
  *                          (default all; ab-create only when BENCH_BASE is set)
  *   BENCH_BASE             ab-create: a built checkout of another commit (default none; the issue-3 code is 0d5b15f), whose
  *                          CreateNote rate is measured against this build's in one run; BENCH_AB_ROUNDS rounds each (default 3)
@@ -29,6 +29,7 @@
  *                          organization (100 each, the default per-member cap; default 1000)
  *   BENCH_STREAM_PUBLISHES streams: publishes to that organization (default 25) of BENCH_STREAM_BYTES (default 240000)
  *   BENCH_FLOOD_LOOPS      flood: concurrent loops of wrong secrets for one key (default 32), for BENCH_SECONDS;
+ *   BENCH_PLANNER_TABLES   planner: tables of the catalog the indicator planner reads (default 2000; bench/planner.ts)
  *   BENCH_FLOOD_LOGINS     first sign-ins of another tenant measured, a third before the flood (default 24)
  *   BENCH_PROFILE          api | projector | both: run that process under --cpu-prof, print its hot functions
  *   BENCH_READ_WAIT_MS     passed to the api as SVC_READ_WAIT_MS (diagnostic: 0 = commands do not wait for projections)
@@ -50,6 +51,7 @@ import { type FloodResult, measureFlood } from './flood';
 import { measureBigOrg } from './bigorg';
 import { measureLongStream } from './long-stream';
 import { type AbSide, measureCreateAb } from './ab';
+import { measurePlanner } from './planner';
 import { LISTER, loginKeys, READERS, Stack, WRITER } from './stack';
 import { fmtMs, fmtRate } from './stats';
 import { describeErrors, loadLine, log, machine, type Row, table } from './report';
@@ -109,6 +111,20 @@ async function main(): Promise<void> {
   const results: Record<string, unknown> = { date: new Date().toISOString(), machine: m, settings: { ...settings, phases: [...settings.phases] } };
 
   try {
+    // In this process, before the stack starts: the indicator planner's own cost (issue 20).
+    if (settings.phases.has('planner')) {
+      const tables = Math.round(numberEnv('BENCH_PLANNER_TABLES', 2000));
+      log(`planner: indicator queries planned one at a time against a ${tables}-table catalog ...`);
+      const r = await measurePlanner(settings.seconds, settings.warmupSeconds, tables);
+      details.push(
+        `Indicator planner: ${r.plans} plans in ${r.seconds.toFixed(1)} s (${fmtRate(r.rate)}, ${r.failures} failures) against a ${r.tables}-table catalog, ` +
+          `one at a time: p50 ${fmtMs(r.latency.p50)}, p90 ${fmtMs(r.latency.p90)}, p99 ${fmtMs(r.latency.p99)}, max ${fmtMs(r.latency.max)}`,
+      );
+      results.planner = r;
+      rows.push({ measure: `Indicator plans (${r.tables}-table catalog, one at a time)`, result: `${fmtRate(r.rate).replace('/s', '')} plans/s`, target: '' });
+      rows.push({ measure: 'Indicator plan p99', result: fmtMs(r.latency.p99), target: '<= 100 ms', pass: r.latency.p99 <= 100 && r.failures === 0 });
+    }
+
     // Before this run's own stack starts, so that nothing else of the bench runs meanwhile.
     if (settings.phases.has('ab-create')) {
       const baseDir = process.env.BENCH_BASE;

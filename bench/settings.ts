@@ -1,5 +1,5 @@
 /** The bench's settings, read from the environment (bench/run.ts documents each variable). */
-export const PHASES = ['ab-create', 'create', 'get', 'list', 'hot', 'lag', 'notify', 'idle', 'streams', 'flood', 'rebuild', 'session', 'big-org', 'long-stream'] as const;
+export const PHASES = ['ab-create', 'planner', 'create', 'get', 'list', 'hot', 'lag', 'notify', 'idle', 'streams', 'flood', 'rebuild', 'session', 'big-org', 'long-stream'] as const;
 export type Phase = (typeof PHASES)[number];
 
 export interface Settings {

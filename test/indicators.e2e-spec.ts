@@ -88,7 +88,6 @@ describe('indicators v1 (svc.goals.v1.IndicatorsService, IndicatorRelationsServi
     ['a GAUGE shape for a RATIO', { query: { connections: ['connections/telemetry'], engine_sql: GAUGE_SQL } }, /lacks column good_events, total_events/],
     ['a table outside the declared schema', { query: { connections: ['connections/telemetry'], engine_sql: RATIO_SQL.replace('FROM requests', 'FROM payments') } }, /table 'payments'.*declared schema/],
     ['a column outside the declared schema', { query: { connections: ['connections/telemetry'], engine_sql: RATIO_SQL.replace('COUNTIF(ok)', 'COUNTIF(success)') } }, /column 'success'/],
-    ['a connection without a declared schema', { query: { connections: ['connections/warehouse'], engine_sql: RATIO_SQL } }, /declares no schema/],
     ['a connection that does not exist', { query: { connections: ['connections/nope'], engine_sql: RATIO_SQL } }, /connections\/nope/],
     ['SQL that does not parse', { query: { connections: ['connections/telemetry'], engine_sql: 'SELEC nothing' } }, /does not parse/],
   ])('CreateIndicator refuses %s with INVALID_ARGUMENT and appends nothing', async (_label, override, message) => {
@@ -96,6 +95,15 @@ describe('indicators v1 (svc.goals.v1.IndicatorsService, IndicatorRelationsServi
     expect(res.status).toBe(400);
     expect(res.body.error.status).toBe('INVALID_ARGUMENT');
     expect(res.body.error.message).toMatch(message);
+    expect((await get('indicators/refused')).status).toBe(404);
+  });
+
+  it('CreateIndicator on a connection without a declared schema plans against its database: one that cannot be reached answers UNAVAILABLE naming it, and appends nothing', async () => {
+    const res = await create({ indicator_id: 'refused', indicator: { ...ratio(), query: { connections: ['connections/warehouse'], engine_sql: RATIO_SQL } }, initial_resource: 'agents/checkout-watch' });
+    expect(res.status).toBe(503);
+    expect(res.body.error.status).toBe('UNAVAILABLE');
+    expect(res.body.error.message).toMatch(/connections\/warehouse/);
+    expect(res.body.error.message).not.toMatch(/inline-secret/);
     expect((await get('indicators/refused')).status).toBe(404);
   });
 

@@ -120,7 +120,7 @@ export const TEST_CONFIG_WITH_TELEMETRY = TEST_CONFIG.replace(
   `      - id: telemetry
         display_name: Telemetry
         type: CONNECTION_TYPE_SQLDB
-        details: {sqldb: {host: telemetry.internal, port: 5432, database: telemetry, username: svc, password: "telemetry-secret", ssl_mode: require, schema: {requests: {ts: TIMESTAMP, ok: BOOL, latency_ms: FLOAT64, service: STRING}, "ops.queue": {ts: TIMESTAMP, depth: INT64}}}}
+        details: {sqldb: {host: telemetry.internal, port: 5432, database: telemetry, username: svc, password: "telemetry-secret", ssl_mode: require, dialect: bigquery, schema: {requests: {ts: TIMESTAMP, ok: BOOL, latency_ms: FLOAT64, service: STRING}, "ops.queue": {ts: TIMESTAMP, depth: INT64}}}}
         tools: [{tool: TOOL_SQLDB_QUERY, enabled: true}]
       - id: pagerduty
 `,

@@ -14,7 +14,7 @@ export interface Indicator {
   deleteTime?: string;
 }
 
-/** Valid against TEST_CONFIG_WITH_TELEMETRY's `connections/telemetry`. */
+/** Valid against TEST_CONFIG_WITH_TELEMETRY's `connections/telemetry` (BigQuery's dialect, a declared schema). */
 export const RATIO_SQL =
   'SELECT TIMESTAMP_BUCKET(ts, @resolution) AS time, COUNTIF(ok) AS good_events, COUNT(*) AS total_events FROM requests WHERE ts >= @start_time AND ts < @end_time GROUP BY time';
 export const GAUGE_SQL = 'SELECT TIMESTAMP_BUCKET(ts, @resolution) AS time, MAX(depth) AS value FROM ops.queue WHERE ts >= @start_time AND ts < @end_time GROUP BY time';

@@ -1,11 +1,12 @@
 /**
  * CompileIndicatorQuery, one implementation for v1 (`indicators/*`) and v2 (`indicators-v2/*`): the
- * stored SQL with typed literals for the placeholders and the connections resolved into their
+ * stored SQL with typed literals of its database's dialect for the placeholders (PostgreSQL
+ * `TIMESTAMPTZ '...'`, `INTERVAL '60 seconds'`; MySQL and BigQuery `INTERVAL 60 SECOND`) and the connections resolved into their
  * configuration values. A read: it appends nothing (spec: "persists nothing").
  */
 import type { CompileIndicatorQueryRequest } from '@svc/contracts/indicators/indicators.contract';
 import type { ResourceApi } from '@svc/contracts/shared/resource-api';
-import { compileIndicatorSql } from '@svc/domain/indicators/indicator-query';
+import { compileIndicatorSql, sqlDialectOf } from '@svc/domain/indicators/indicator-sql';
 import { invalid, notFound } from '@svc/domain/shared/domain-error';
 import { storeOf, type ResourceSpec } from '@svc/domain/shared/resource';
 import { normaliseTime } from '@svc/domain/shared/time';
@@ -36,8 +37,15 @@ export function indicatorCompiler(spec: ResourceSpec, api: Pick<ResourceApi, 'et
     const millis = durationMillis(request.resolution);
     if (millis === undefined || millis <= 0) throw invalid(`resolution must be a positive duration such as '60s' (got '${request.resolution}')`);
     const query = indicator.query as { engineSql: string; connections: string[] };
-    const sql = compileIndicatorSql(query.engineSql, { startTime, endTime, resolutionSeconds: millis / 1000 });
     const connections = await Promise.all(query.connections.map((c) => parts.connections.resolve(org, c)));
+    // Literals in the dialect of the database the query reads (its first connection's), which runs it.
+    let dialect;
+    try {
+      dialect = sqlDialectOf(connections[0]?.connectionDetails);
+    } catch (error) {
+      throw invalid(`connection '${query.connections[0]}': ${(error as Error).message}`);
+    }
+    const sql = compileIndicatorSql(query.engineSql, { startTime, endTime, resolutionSeconds: millis / 1000 }, dialect);
     return {
       queryRequest: { '@type': `${parts.typeHost}/svc.query.v2.QueryRequest`, sql, connections },
       indicator: present(indicator),

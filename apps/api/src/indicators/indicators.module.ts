@@ -30,9 +30,10 @@ import { INDICATOR_QUERY_FIELDS, RELATION_COLLECTION, type IndicatorState } from
 import { indicatorV2Spec } from '@svc/domain/indicators/indicator-v2.resource';
 import { indicatorSpec } from '@svc/domain/indicators/indicator.resource';
 import { DomainError, invalid, notFound } from '@svc/domain/shared/domain-error';
-import type { ResourceSpec } from '@svc/domain/shared/resource';
+import { storeOf, type ResourceSpec } from '@svc/domain/shared/resource';
 import { isPlainObject } from '@svc/domain/shared/json-path';
 import type { Settings } from '@svc/infrastructure/config/env';
+import { schemaReaderProvider } from '@svc/infrastructure/integrations/indicators/schema-reader.provider';
 import { READ_STORE, SETTINGS } from '@svc/infrastructure/nest/tokens';
 import { docId } from '@svc/infrastructure/projection/projection';
 import { compileFilter } from '@svc/infrastructure/query';
@@ -45,6 +46,7 @@ import { presenter, toResponse } from '../resource-kit/presentation';
 import { maskScope, nameChecker, nameRule } from '../resource-kit/request-envelopes';
 import { indicatorCompiler } from './compile-query';
 import { IndicatorCommands } from './indicator-commands';
+import { IndicatorPlanning } from './indicator-planning';
 
 const checkName = nameChecker(indicatorSpec);
 const checkParent = nameChecker(indicatorSpec, 'id', 'parent');
@@ -88,6 +90,7 @@ class IndicatorMethods implements OnModuleInit {
     private readonly registry: MethodRegistry,
     private readonly queries: QueryBus,
     private readonly commands: IndicatorCommands,
+    private readonly planning: IndicatorPlanning,
     private readonly connections: ConnectionCredentials,
     @Inject(READ_STORE) private readonly reads: ReadStore,
     @Inject(SETTINGS) private readonly settings: Settings,
@@ -162,8 +165,10 @@ class IndicatorMethods implements OnModuleInit {
     const initial = await this.commands.relatable(actor.org, request.initialResource, 'initial_resource');
     const resource = clientFields(request.indicator);
     const refs = await this.commands.refs(actor.org, resource);
+    // Planned before the command is sent: nothing is appended for a query the engine refuses.
+    const plan = await this.planning.forCreate(actor.org, resource, refs);
     const relation = { id: this.commands.relationId(actor, request.requestId, name, initial), resource: initial };
-    const handled = await this.commands.send(name, request.requestId, { type: 'CreateIndicator', actor, id, resource, refs, relation }, true);
+    const handled = await this.commands.send(name, request.requestId, { type: 'CreateIndicator', actor, id, resource, refs, relation, plan }, true);
     return { indicator: indicatorOf(handled.state) };
   }
 
@@ -175,7 +180,9 @@ class IndicatorMethods implements OnModuleInit {
     const actor = actorOf(principal);
     const resource = clientFields(request.indicator);
     const refs = await this.commands.updateRefs(actor.org, name, resource);
-    const handled = await this.commands.send(name, request.requestId, { type: 'UpdateIndicator', actor, name, resource, paths, refs, activityDescription: description });
+    const stored = await this.commands.references.read(storeOf(indicatorSpec), actor.org, name);
+    const plan = await this.planning.forUpdate(actor.org, stored, resource, paths, refs);
+    const handled = await this.commands.send(name, request.requestId, { type: 'UpdateIndicator', actor, name, resource, paths, refs, activityDescription: description, plan });
     return { indicator: indicatorOf(handled.state) };
   }
 
@@ -228,5 +235,5 @@ class IndicatorMethods implements OnModuleInit {
   }
 }
 
-@Module({ imports: [ConnectionsModule], providers: [IndicatorMethods, IndicatorCommands] })
+@Module({ imports: [ConnectionsModule], providers: [IndicatorMethods, IndicatorCommands, IndicatorPlanning, schemaReaderProvider] })
 export class IndicatorsModule {}

@@ -1,6 +1,7 @@
 import type { Actor } from '../shared/decider';
 import type { Resource } from '../shared/resource';
 import { givenFor } from '../shared/testing';
+import type { IndicatorPlan } from './indicator-contract';
 import { activityOf, indicatorDecider, type IndicatorCommand, type IndicatorEvent } from './indicator.decider';
 
 const given = givenFor(indicatorDecider);
@@ -13,8 +14,15 @@ const SQL = 'SELECT TIMESTAMP_BUCKET(ts, @resolution) AS time, COUNTIF(ok) AS go
 const telemetry: Resource = { name: 'connections/telemetry', connectionDetails: { sqldb: { schema: { requests: { ts: 'TIMESTAMP', ok: 'BOOL' } } } } };
 const refs = new Map([[telemetry.name, telemetry]]);
 const body = { displayName: 'Availability', kind: 'INDICATOR_KIND_RATIO', query: { connections: [telemetry.name], engineSql: SQL } };
+/** What the planner gives for a RATIO query (apps/api plans before sending the command). */
+const RATIO_COLUMNS = [
+  { name: 'time', type: 'TIMESTAMP WITH TIME ZONE' },
+  { name: 'good_events', type: 'HUGEINT' },
+  { name: 'total_events', type: 'BIGINT' },
+];
+const planOf = (engineSql: string, columns = RATIO_COLUMNS, connections = [telemetry.name]): IndicatorPlan => ({ engineSql, connections, columns });
 
-const create: IndicatorCommand = { type: 'CreateIndicator', actor: at(T0), id: 'avail', resource: body, refs, relation: { id: 'r1', resource: 'agents/a' } };
+const create: IndicatorCommand = { type: 'CreateIndicator', actor: at(T0), id: 'avail', resource: body, refs, relation: { id: 'r1', resource: 'agents/a' }, plan: planOf(SQL) };
 const relation = (id: string, resource: string, time = T0) => ({
   type: 'IndicatorRelationAttached',
   data: { relation: { name: `indicatorRelations/${id}`, indicator: NAME, resource, createTime: time, updateTime: time } },
@@ -61,23 +69,36 @@ describe('indicator aggregate', () => {
   });
 
   it('Update carries its activity text (given or generic) and keeps the server-managed query status', () => {
-    const update = (paths: string[], resource: Record<string, unknown>, activityDescription?: string): IndicatorCommand => ({
-      type: 'UpdateIndicator', actor: at(T1), name: NAME, resource, paths, refs, activityDescription,
+    const update = (paths: string[], resource: Record<string, unknown>, activityDescription?: string, plan?: IndicatorPlan): IndicatorCommand => ({
+      type: 'UpdateIndicator', actor: at(T1), name: NAME, resource, paths, refs, activityDescription, plan,
     });
     given(created()).when(update(['displayName'], { displayName: 'Avail' }, 'Renamed.')).thenState((state, events) => {
       expect(events.map(activityOf)).toEqual(['Renamed.']);
       expect(state.indicator.resource?.displayName).toBe('Avail');
     });
-    given(created()).when(update(['query'], { query: { connections: [telemetry.name], engineSql: SQL.replace('COUNT(*)', 'COUNT(ts)') } })).thenState((state, events) => {
+    given(created()).when(update(['query'], { query: { connections: [telemetry.name], engineSql: SQL.replace('COUNT(*)', 'COUNT(ts)') } }, undefined, planOf(SQL.replace('COUNT(*)', 'COUNT(ts)')))).thenState((state, events) => {
       expect(events.map(activityOf)).toEqual(['Indicator updated.']);
       expect((state.indicator.resource?.query as { status: unknown }).status).toEqual({ validateTime: T1 });
     });
-    given(created()).when(update(['kind'], { kind: 'INDICATOR_KIND_GAUGE' })).thenFails('INVALID_ARGUMENT', /lacks column value/);
+    given(created()).when(update(['kind'], { kind: 'INDICATOR_KIND_GAUGE' }, undefined, planOf(SQL))).thenFails('INVALID_ARGUMENT', /lacks column value/);
+  });
+
+  it('a query is stored only with a plan of exactly that SQL whose columns meet the kind', () => {
+    given().when({ ...create, plan: undefined } as IndicatorCommand).thenFails('ABORTED', /changed while it was being planned/);
+    given().when({ ...create, plan: planOf(SQL.replace('COUNT(*)', 'COUNT(ts)')) } as IndicatorCommand).thenFails('ABORTED', /retry/);
+    const textTime = [{ name: 'time', type: 'VARCHAR' }, ...RATIO_COLUMNS.slice(1)];
+    given().when({ ...create, plan: planOf(SQL, textTime) } as IndicatorCommand).thenFails('INVALID_ARGUMENT', /column 'time' is VARCHAR: INDICATOR_KIND_RATIO needs a timestamp or a date there/);
+    const textGood = [RATIO_COLUMNS[0], { name: 'good_events', type: 'VARCHAR' }, RATIO_COLUMNS[2]];
+    given().when({ ...create, plan: planOf(SQL, textGood) } as IndicatorCommand).thenFails('INVALID_ARGUMENT', /column 'good_events' is VARCHAR: INDICATOR_KIND_RATIO needs a number there/);
+    // A rename plans nothing: the query is unchanged.
+    given(created()).when({ type: 'UpdateIndicator', actor: at(T1), name: NAME, resource: { displayName: 'Avail' }, paths: ['displayName'], refs }).then([
+      { type: 'IndicatorUpdated', data: { set: { displayName: 'Avail' }, unset: [], updateTime: T1, activity: 'Indicator updated.' } } as unknown as IndicatorEvent,
+    ]);
   });
 
   it('Update by nested query paths changes only the named sub-fields, plans the query again, and keeps the rest', () => {
-    const update = (paths: string[], query: Record<string, unknown>): IndicatorCommand => ({ type: 'UpdateIndicator', actor: at(T1), name: NAME, resource: { query }, paths, refs });
     const narrower = SQL.replace('COUNT(*)', 'COUNT(ts)');
+    const update = (paths: string[], query: Record<string, unknown>): IndicatorCommand => ({ type: 'UpdateIndicator', actor: at(T1), name: NAME, resource: { query }, paths, refs, plan: planOf(narrower) });
     // The request's other query fields are not read: only engineSql changes.
     given(created()).when(update(['query.engineSql'], { engineSql: narrower, connections: ['connections/elsewhere'], description: 'ignored' })).thenState((state, events) => {
       expect(events).toMatchObject([{ type: 'IndicatorUpdated', data: { set: { 'query.engineSql': narrower, 'query.status.validateTime': T1 } } }]);

@@ -9,7 +9,8 @@ import { alreadyExists, failedPrecondition, notFound } from '../shared/domain-er
 import type { JsonObject } from '../shared/json-path';
 import type { PatchData, References, ResourceEvent, ResourceState, UpdateScope } from '../shared/resource';
 import { resourceDecider } from '../shared/resource.decider';
-import { INDICATOR_PURGED, indicatorSpec, QUERY_ERROR_REPORTED, RELATION_CREATED, RELATION_DELETED } from './indicator.resource';
+import type { IndicatorPlan } from './indicator-contract';
+import { INDICATOR_PURGED, indicatorSpec, PLAN_FACT, QUERY_ERROR_REPORTED, RELATION_CREATED, RELATION_DELETED } from './indicator.resource';
 
 export const RELATION_COLLECTION = 'indicatorRelations';
 /**
@@ -28,8 +29,8 @@ export interface IndicatorRelation {
 }
 
 export type IndicatorCommand =
-  | { type: 'CreateIndicator'; actor: Actor; id: string; resource: JsonObject; refs: References; relation: { id: string; resource: string } }
-  | { type: 'UpdateIndicator'; actor: Actor; name: string; resource: JsonObject; paths: string[]; refs: References; activityDescription?: string }
+  | { type: 'CreateIndicator'; actor: Actor; id: string; resource: JsonObject; refs: References; relation: { id: string; resource: string }; plan?: IndicatorPlan }
+  | { type: 'UpdateIndicator'; actor: Actor; name: string; resource: JsonObject; paths: string[]; refs: References; activityDescription?: string; plan?: IndicatorPlan }
   | { type: 'DeleteIndicator'; actor: Actor; name: string }
   | { type: 'UndeleteIndicator'; actor: Actor; name: string }
   | { type: 'ReportQueryError'; actor: Actor; name: string; error: string }
@@ -69,6 +70,9 @@ export function activityOf(event: IndicatorEvent): string | undefined {
 
 const kit = resourceDecider(indicatorSpec);
 
+/** The plan the command path made, as the kit hands facts to `validate`. */
+const planFacts = (plan: IndicatorPlan | undefined) => (plan ? { [PLAN_FACT]: plan } : undefined);
+
 const relationName = (id: string) => `${RELATION_COLLECTION}/${id}`;
 
 function attach(state: IndicatorState, indicator: string, relation: { id: string; resource: string }, now: string): IndicatorEvent {
@@ -89,7 +93,7 @@ function decide(command: IndicatorCommand, state: IndicatorState): IndicatorEven
   switch (command.type) {
     case 'CreateIndicator': {
       if (state.purged) throw alreadyExists(`indicator '${indicatorSpec.collection}/${command.id}' was purged; its name stays taken`);
-      const [created] = kit.decide({ type: 'Create', actor, id: command.id, resource: command.resource, refs: command.refs }, state.indicator);
+      const [created] = kit.decide({ type: 'Create', actor, id: command.id, resource: command.resource, refs: command.refs, facts: planFacts(command.plan) }, state.indicator);
       const name = (created.data as { resource: { name: string } }).resource.name;
       return [created, attach(state, name, command.relation, actor.now)];
     }
@@ -97,7 +101,7 @@ function decide(command: IndicatorCommand, state: IndicatorState): IndicatorEven
       // `query` as a whole means its client fields: the status stays the server's.
       const paths = command.paths.flatMap((p) => (p === 'query' ? INDICATOR_QUERY_FIELDS : [p]));
       const scope: UpdateScope = { paths };
-      const events = kit.decide({ type: 'Update', actor, name: command.name, resource: command.resource, scope, refs: command.refs }, state.indicator);
+      const events = kit.decide({ type: 'Update', actor, name: command.name, resource: command.resource, scope, refs: command.refs, facts: planFacts(command.plan) }, state.indicator);
       return events.map((event) => {
         const data = event.data as PatchData;
         const requeried = Object.keys(data.set).some((p) => p.startsWith('query.')) || data.unset.some((p) => p.startsWith('query.'));

@@ -1,13 +1,15 @@
 /**
  * The indicator resource (spec part 3, "Indicator") as the resource kit's fold sees it: fields, ID
  * rule, field rules. The indicator aggregate (indicator.decider.ts) wraps it with relations, the
- * cascade and purge; the query is judged here against the connections the command carries.
+ * cascade and purge; the query's text is judged here, its plan (made by the api before deciding,
+ * docs/decisions.md "Indicators planned against the live schema") checked against the kind.
  */
 import { INDICATOR_KINDS, INDICATOR_LIMITS } from '@svc/contracts/indicators/enums';
-import { invalid } from '../shared/domain-error';
+import { DomainError, invalid } from '../shared/domain-error';
 import { deepEqual, isPlainObject, type JsonObject } from '../shared/json-path';
-import type { References, Resource, ResourceSpec } from '../shared/resource';
-import { checkIndicatorSql, type DeclaredSchema } from './indicator-query';
+import type { References, Resource, ResourceSpec, ValidationContext } from '../shared/resource';
+import { checkIndicatorPlan, checkOutputNames, type IndicatorPlan } from './indicator-contract';
+import { checkPlaceholders, declaredOutputNames, sqlDialectOf, type SqlDialect } from './indicator-sql';
 
 /** Event types of the indicator stream beyond the indicator's own resource events. */
 export const RELATION_CREATED = 'IndicatorRelationAttached';
@@ -21,24 +23,35 @@ const CONNECTION = /^connections\/[^/]+$/;
 
 const queryOf = (resource: JsonObject): JsonObject => (isPlainObject(resource.query) ? resource.query : {});
 
-/** Where a connection declares its tables: `details.sqldb.schema` (table to column to type) in the operator config. */
-export function declaredSchema(connections: readonly string[], refs: References): DeclaredSchema {
-  const tables = new Map<string, string[]>();
-  for (const name of connections) {
-    const connection = refs.get(name);
-    const details = connection && isPlainObject(connection.connectionDetails) ? connection.connectionDetails : {};
-    const sqldb = isPlainObject(details.sqldb) ? details.sqldb : undefined;
-    if (!sqldb || !isPlainObject(sqldb.schema)) {
-      throw invalid(`connection '${name}' declares no schema (details.sqldb.schema in the operator configuration), so the query cannot be planned`);
-    }
-    for (const [table, columns] of Object.entries(sqldb.schema)) {
-      if (isPlainObject(columns)) tables.set(table, Object.keys(columns));
-    }
+/** The key of the plan in a command's facts (ValidationContext.facts). */
+export const PLAN_FACT = 'indicatorPlan';
+
+/** The dialect a query is written in: its first connection's database's (docs/decisions.md). */
+export function queryDialect(connections: readonly string[], refs: References): SqlDialect {
+  const first = refs.get(connections[0]);
+  try {
+    return sqlDialectOf(first?.connectionDetails);
+  } catch (error) {
+    throw invalid(`connection '${connections[0]}': ${(error as Error).message}`);
   }
-  return tables;
 }
 
-function checkQuery(resource: Resource, previous: Resource | undefined, refs: References): void {
+/**
+ * Whether the query must be planned (again): on create, and on an update that changes its SQL, its
+ * connections or the kind its columns are checked against.
+ */
+export function needsPlan(resource: Resource, previous: Resource | undefined): boolean {
+  if (!previous) return true;
+  const now = queryOf(resource);
+  const before = queryOf(previous);
+  return !(deepEqual(before.engineSql, now.engineSql) && deepEqual(before.connections, now.connections) && previous.kind === resource.kind);
+}
+
+/**
+ * The query's rules that need no I/O (connections, SQL size, placeholders), checked before anything
+ * expensive; returns the SQL, its connections and its dialect for the planner.
+ */
+export function checkQueryText(resource: Resource, refs: References): { engineSql: string; connections: string[]; dialect: SqlDialect } {
   const query = queryOf(resource);
   const connections = query.connections;
   if (!Array.isArray(connections) || connections.length === 0) throw invalid('indicator.query.connections is required (at least one connection name)');
@@ -47,17 +60,17 @@ function checkQuery(resource: Resource, previous: Resource | undefined, refs: Re
   const sql = query.engineSql;
   if (typeof sql !== 'string' || sql.trim() === '') throw invalid('indicator.query.engine_sql is required');
   if (sql.length > INDICATOR_LIMITS.engineSql) throw invalid(`indicator.query.engine_sql is longer than ${INDICATOR_LIMITS.engineSql} characters`);
-  // An update that changes neither the SQL, its connections nor the kind is not planned again.
-  const before = previous ? queryOf(previous) : undefined;
-  if (before && deepEqual(before.engineSql, sql) && deepEqual(before.connections, connections) && previous?.kind === resource.kind) return;
-  checkIndicatorSql(sql, String(resource.kind), declaredSchema(connections as string[], refs));
+  const dialect = queryDialect(connections as string[], refs);
+  checkPlaceholders(sql, dialect);
+  return { engineSql: sql, connections: connections as string[], dialect };
 }
 
 /**
- * The indicator rule v1 and v2 share (docs/decisions.md, "Indicators v2"): display name, kind and the
- * query, whose SQL is planned against the declared schemas of the connections in `refs`.
+ * The indicator rule v1 and v2 share (docs/decisions.md, "Indicators v2"): display name, kind, the
+ * query's text, and, when a plan is given, its output columns against the kind. Planning is I/O, so
+ * it happens before the decision (apps/api/src/indicators) and arrives here as `plan`.
  */
-export function judgeIndicator(resource: Resource, previous: Resource | undefined, refs: References): void {
+export function judgeIndicator(resource: Resource, previous: Resource | undefined, refs: References, plan?: IndicatorPlan): void {
   const name = resource.displayName;
   if (typeof name !== 'string' || name.trim() === '') throw invalid('indicator.display_name is required');
   if (name.length > INDICATOR_LIMITS.displayName) throw invalid(`indicator.display_name is longer than ${INDICATOR_LIMITS.displayName} characters`);
@@ -65,7 +78,23 @@ export function judgeIndicator(resource: Resource, previous: Resource | undefine
     throw invalid(`indicator.description is longer than ${INDICATOR_LIMITS.description} characters`);
   }
   if (!(INDICATOR_KINDS as readonly unknown[]).includes(resource.kind)) throw invalid(`indicator.kind is required: one of ${INDICATOR_KINDS.join(', ')}`);
-  checkQuery(resource, previous, refs);
+  const { engineSql, connections, dialect } = checkQueryText(resource, refs);
+  if (plan && needsPlan(resource, previous)) checkIndicatorPlan(String(resource.kind), engineSql, connections, plan);
+  if (!plan) {
+    // No engine here (the operator configuration's v2 indicators): the names the SQL states for sure are still the kind's.
+    const names = declaredOutputNames(engineSql, dialect);
+    if (names) checkOutputNames(String(resource.kind), names);
+  }
+}
+
+/** v1's rule through the kit: a query that needs a plan and came without one is refused, never let through. */
+function judgeIndicatorV1(resource: Resource, context: ValidationContext): void {
+  const plan = context.facts?.[PLAN_FACT] as IndicatorPlan | undefined;
+  judgeIndicator(resource, context.previous, context.refs, plan);
+  if (!plan && needsPlan(resource, context.previous)) {
+    // The api plans what it read as the stored indicator; the stream says the query differs (a concurrent update).
+    throw new DomainError('ABORTED', 'the indicator query changed while it was being planned; retry the request');
+  }
 }
 
 /** What an indicator may relate to (spec part 3), by name form, and the read model holding each. */
@@ -95,7 +124,7 @@ export const indicatorSpec: ResourceSpec = {
     const connections = queryOf(resource).connections;
     return Array.isArray(connections) ? connections.filter((c): c is string => typeof c === 'string' && CONNECTION.test(c)) : [];
   },
-  validate: (resource, { previous, refs }) => judgeIndicator(resource, previous, refs),
+  validate: judgeIndicatorV1,
   onCreate: (resource, actor) => ({ ...resource, query: { ...queryOf(resource), status: { validateTime: actor.now } } }),
   actions: {
     /** ReportIndicatorQueryError: the text (already cut to its limit) and a fresh validate_time; an activity only for new text. */

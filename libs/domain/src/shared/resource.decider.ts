@@ -167,7 +167,7 @@ export function resourceDecider(spec: ResourceSpec): Decider<ResourceState, Reso
     resource = withDerived(resource);
     const refs = command.refs ?? new Map();
     checkReferences(resource, undefined, refs);
-    spec.validate?.(resource, { actor, refs });
+    spec.validate?.(resource, { actor, refs, facts: command.facts });
     checkClaims(resource, undefined, command.claimed);
     return [{ type: `${spec.kind}Created`, data: { resource } }];
   }
@@ -202,7 +202,7 @@ export function resourceDecider(spec: ResourceSpec): Decider<ResourceState, Reso
     if (merged !== null) {
       const refs = command.refs ?? new Map();
       checkReferences(merged, previous, refs);
-      spec.validate?.(merged, { actor, previous, refs });
+      spec.validate?.(merged, { actor, previous, refs, facts: command.facts });
       checkClaims(merged, previous, command.claimed);
     }
     return [event];

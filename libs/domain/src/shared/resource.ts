@@ -24,7 +24,12 @@ export interface ValidationContext {
   /** The resource before this update (absent on create). */
   previous?: Resource;
   refs: References;
+  /** What the handler established by I/O before deciding (e.g. an indicator query's plan), for `validate`. */
+  facts?: Facts;
 }
+
+/** Results of I/O a handler did before deciding (the decider stays pure), keyed by the area that reads them. */
+export type Facts = Readonly<Record<string, unknown>>;
 
 /**
  * An area-specific command on one live resource (e.g. a deployment's status change): it answers with
@@ -130,7 +135,7 @@ export interface ResourceSpec {
 export type Claimed = Readonly<Record<string, string>> | 'pending';
 
 export type ResourceCommand =
-  | { type: 'Create'; actor: Actor; id: string; resource: JsonObject; refs?: References; claimed?: Claimed; parent?: string }
+  | { type: 'Create'; actor: Actor; id: string; resource: JsonObject; refs?: References; claimed?: Claimed; parent?: string; facts?: Facts }
   | {
       type: 'Update';
       actor: Actor;
@@ -139,6 +144,7 @@ export type ResourceCommand =
       scope: UpdateScope;
       refs?: References;
       claimed?: Claimed;
+      facts?: Facts;
       /** The read-model document of an `implicit` resource (null when there is none). */
       existing?: Resource | null;
     }

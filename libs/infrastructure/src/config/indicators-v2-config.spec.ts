@@ -49,7 +49,8 @@ describe('operator configuration: v2 indicators', () => {
       new RegExp(`${at}\\.query\\.connections: indicator 'availability': connection 'connections/ledger' is not configured in this organization`),
     );
     expect(() => parse([entry({ kind: 'INDICATOR_KIND_GAUGE' })])).toThrow(/needs exactly time, value/);
-    expect(() => parse([entry()], [{ ...telemetry, details: { sqldb: { host: 'h' } } }])).toThrow(/declares no schema \(details\.sqldb\.schema/);
+    // A declared schema is an optional override (issue 20): a connection without one is accepted.
+    expect(parse([entry()], [{ ...telemetry, details: { sqldb: { host: 'h' } } }])).toHaveLength(1);
     expect(() => parse([entry({ id: 'Not_Kebab' })])).toThrow(new RegExp(`${at}\\.id indicator_id must be kebab-case`));
     expect(() => parse([entry({ colour: 'red' })])).toThrow(new RegExp(`${at}\\.colour is not a field a v2 indicator takes`));
   });

@@ -1,9 +1,11 @@
 /**
  * The `indicators_v2:` section of an organization in the operator configuration: the frozen v2
  * indicators and their relations. Keys are snake_case in the file and lowerCamelCase once stored.
- * Each entry is judged by the domain rule v1 shares (libs/domain/src/indicators), its SQL planned
- * against the schemas of the SAME organization's configured connections, so a bad entry fails before
- * anything is applied. See docs/decisions.md, "Indicators v2".
+ * Each entry is judged by the domain rule v1 shares (libs/domain/src/indicators) with the SAME
+ * organization's configured connections (their dialect; the placeholders; the output names its SQL
+ * states), so a bad entry fails before anything is applied. Parsing does no I/O, so the entries are
+ * not planned against a live schema as v1's are. See docs/decisions.md, "Indicators v2" and
+ * "Indicators planned against the live schema".
  */
 import { createHash } from 'node:crypto';
 import { z } from 'zod';
@@ -20,7 +22,7 @@ export interface IndicatorV2Config {
   relations: Array<{ id: string; resource: string }>;
 }
 
-/** The part of a configured connection the rule reads: its name and details (`details.sqldb.schema`). */
+/** The part of a configured connection the rule reads: its name and details (`details.sqldb`: dialect, port). */
 export interface ConnectionSchemaSource {
   id: string;
   details: Record<string, unknown>;
