@@ -275,7 +275,8 @@ export class Stack {
     return this.spawn('projector', PROJECTOR_MAIN, {});
   }
 
-  async waitHealthy(timeoutMs = 30_000): Promise<void> {
+  // SVC_E2E_START_MS: more room on a machine busy with other work (the processes start in seconds when it is not).
+  async waitHealthy(timeoutMs = Number(process.env.SVC_E2E_START_MS ?? 30_000)): Promise<void> {
     const deadline = Date.now() + timeoutMs;
     while (Date.now() < deadline) {
       const exited = this.processes.find((p) => p.exitCode !== null && !p.killed);

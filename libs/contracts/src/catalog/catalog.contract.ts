@@ -7,6 +7,7 @@
 import { CATALOG_SERVICE } from '../catalog';
 import { RESOURCE_FILTERS, type ChangelogApi, type ResourceApi } from '../shared/resource-api';
 
+export const PROVIDER_KINDS = ['PROVIDER_KIND_UNSPECIFIED', 'PROVIDER_KIND_CLOUD', 'PROVIDER_KIND_SAAS', 'PROVIDER_KIND_INTERNAL'] as const;
 export const SERVICE_STATES = ['SERVICE_STATE_RECOMMENDED', 'SERVICE_STATE_ACTIVE', 'SERVICE_STATE_ARCHIVED'] as const;
 export const SERVICE_DIMENSION_STATES = [
   'SERVICE_DIMENSION_STATE_RECOMMENDED',
@@ -49,6 +50,25 @@ export const servicesApi: ResourceApi = {
   },
   orderBy: { name: 'name', display_name: 'displayName', create_time: 'createTime', update_time: 'updateTime' },
   // A catalog export is one sweep in a stable order.
+  defaultOrder: 'name',
+  etag: true,
+};
+
+/** Providers (fields ours; docs/decisions.md, "Catalog providers"): exported like services, read-only. */
+export const providersApi: ResourceApi = {
+  service: CATALOG_SERVICE,
+  singular: 'provider',
+  plural: 'providers',
+  idField: 'providerId',
+  input: FrozenInput,
+  methods: { list: 'ListProviders' },
+  filters: {
+    ...RESOURCE_FILTERS,
+    display_name: { type: 'string', path: 'displayName' },
+    kind: { type: 'enum', path: 'kind', values: PROVIDER_KINDS },
+    services: { type: 'string[]', path: 'services' },
+  },
+  orderBy: { name: 'name', display_name: 'displayName', create_time: 'createTime', update_time: 'updateTime' },
   defaultOrder: 'name',
   etag: true,
 };

@@ -4,6 +4,7 @@
  * judged by the catalog's domain rules here, so a bad catalog fails before anything is applied.
  */
 import { z } from 'zod';
+import { PROVIDER_FIELDS, validateProvider } from '@svc/domain/catalog/provider.resource';
 import {
   CATALOG_ID_PATTERN,
   SERVICE_DIMENSION_FIELDS,
@@ -14,6 +15,12 @@ import {
 import type { JsonObject } from '@svc/domain/shared/json-path';
 import { camelToSnake, snakeToCamel } from '../wire';
 import { addIssue, judgeEntry, mapping } from './config-schema';
+
+export interface ProviderConfig {
+  id: string;
+  /** The provider as it should be (lowerCamelCase, `kind` and `services` defaulted). */
+  resource: JsonObject;
+}
 
 export interface ServiceConfig {
   id: string;
@@ -76,6 +83,27 @@ export const serviceList = () =>
       services.forEach((service, i) => {
         if (seen.has(service.id)) addIssue(ctx, `service '${service.id}' appears twice`, [i, 'id'], true);
         seen.add(service.id);
+      });
+    })
+    .nullish();
+
+const providerEntry = mapping({ id: catalogId(), ...resourceFields(PROVIDER_FIELDS) }, CATALOG_FIELD).transform((entry, ctx): ProviderConfig => {
+  const { id, ...fields } = entry as { id: string } & Record<string, unknown>;
+  const { state: _none, ...given } = toResource(fields, '');
+  const resource: JsonObject = { kind: 'PROVIDER_KIND_UNSPECIFIED', services: [], ...given };
+  judge(ctx, () => validateProvider(resource));
+  return { id, resource };
+});
+
+/** The `providers:` list of an organization (the catalog's providers), IDs unique. */
+export const providerList = () =>
+  z
+    .array(providerEntry, { error: 'must be a list' })
+    .superRefine((providers, ctx) => {
+      const seen = new Set<string>();
+      providers.forEach((provider, i) => {
+        if (seen.has(provider.id)) addIssue(ctx, `provider '${provider.id}' appears twice`, [i, 'id'], true);
+        seen.add(provider.id);
       });
     })
     .nullish();

@@ -5,7 +5,7 @@ import { PERMISSIONS, isPermission } from '@svc/contracts/roles/permissions';
 import { API_KEY_ID, ORGANIZATION_ID } from '@svc/domain/organizations/organization.decider';
 import { userSubjectProblem } from '@svc/domain/organizations/user-subject';
 import { ROLE_ID, ROLE_ID_MAX } from '@svc/domain/roles/access.decider';
-import { serviceList, type ServiceConfig } from './catalog-config';
+import { providerList, serviceList, type ProviderConfig, type ServiceConfig } from './catalog-config';
 import { ConfigError } from './config-error';
 import { indicatorV2List, judgeIndicatorsV2, type IndicatorV2Config } from './indicators-v2-config';
 import { resolveEnv } from './secrets';
@@ -54,6 +54,7 @@ export interface OrganizationConfig {
   connections: ConnectionConfig[];
   /** The frozen service catalog, checked against the catalog's rules before anything is applied. */
   services: ServiceConfig[];
+  providers: ProviderConfig[];
   /** Frozen v2 indicators and their relations, judged against this organization's connections. */
   indicatorsV2: IndicatorV2Config[];
 }
@@ -184,6 +185,7 @@ export function operatorConfigSchema(env: NodeJS.ProcessEnv): z.ZodType<Operator
     service_accounts: list(serviceAccount).meta({ description: 'service-accounts/{id}, the actor of what they do' }),
     connections: list(connection).meta({ description: 'read-only through the API (GetConnection, ListConnections)' }),
     services: serviceList().meta({ description: 'the frozen service catalog, synced to match the file' }),
+    providers: providerList().meta({ description: 'the catalog\'s providers (ListProviders), synced to match the file' }),
     indicators_v2: indicatorV2List(),
   }).transform(
     (o, ctx): OrganizationConfig => ({
@@ -194,6 +196,7 @@ export function operatorConfigSchema(env: NodeJS.ProcessEnv): z.ZodType<Operator
       serviceAccounts: o.service_accounts ?? [],
       connections: o.connections ?? [],
       services: o.services ?? [],
+      providers: o.providers ?? [],
       indicatorsV2: judgeIndicatorsV2(o.indicators_v2 ?? [], o.connections ?? [], ctx),
     }),
   );
