@@ -1,8 +1,8 @@
 // Unit and contract tests run from TypeScript through SWC; end-to-end tests start the built processes (npm test builds first).
 const swc = ['@swc/jest', { jsc: { parser: { syntax: 'typescript', decorators: true }, transform: { legacyDecorator: true, decoratorMetadata: true }, target: 'es2022' } }];
 const moduleNameMapper = {
-  '^@svc/(contracts|domain|infrastructure)$': '<rootDir>/libs/$1/src',
-  '^@svc/(contracts|domain|infrastructure)/(.*)$': '<rootDir>/libs/$1/src/$2',
+  '^@svc/(contracts|domain|infrastructure|application)$': '<rootDir>/libs/$1/src',
+  '^@svc/(contracts|domain|infrastructure|application)/(.*)$': '<rootDir>/libs/$1/src/$2',
 };
 const common = { transform: { '^.+\\.ts$': swc }, moduleNameMapper, testEnvironment: 'node' };
 module.exports = {

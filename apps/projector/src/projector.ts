@@ -18,7 +18,7 @@ import { describeError } from '@svc/infrastructure/projection/supervisor';
 import type { ReadStore } from '@svc/infrastructure/read-store/read-store.port';
 import { metricsRegistry, metricsText } from '@svc/infrastructure/observability/metrics';
 import { registerProgressMetrics } from '@svc/infrastructure/observability/progress-metrics';
-import { PROJECTIONS } from '@svc/infrastructure/areas';
+import { PROJECTIONS } from '@svc/application/areas';
 import { AgentRuntimeService } from './reactors/agent-runtime.service';
 import { InvestigationStatusService } from './reactors/investigation-status.service';
 import { IssueReactorService } from './reactors/issue-reactor.service';

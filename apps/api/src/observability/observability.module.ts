@@ -1,7 +1,7 @@
 import { Controller, type DynamicModule, Get, Inject, Module, Res } from '@nestjs/common';
 import { APP_INTERCEPTOR } from '@nestjs/core';
 import type { FastifyReply } from 'fastify';
-import { PROJECTIONS } from '@svc/infrastructure/areas';
+import { PROJECTIONS } from '@svc/application/areas';
 import type { Settings } from '@svc/infrastructure/config/env';
 import type { EventStore } from '@svc/infrastructure/event-store/event-store.port';
 import { EVENT_STORE, READ_STORE, SETTINGS } from '@svc/infrastructure/nest/tokens';

@@ -18,10 +18,10 @@ import type { Handled } from '@svc/infrastructure/commands/command-service';
 import type { Settings } from '@svc/infrastructure/config/env';
 import { READ_STORE, SETTINGS } from '@svc/infrastructure/nest/tokens';
 import type { ReadStore } from '@svc/infrastructure/read-store/read-store.port';
-import { DecideAndAppend } from '../cqrs/decide-and-append';
+import { DecideAndAppend } from '@svc/application/commands/decide-and-append';
 import { ResourceReferences } from '../resource-kit/references';
 import { chooseId, type ResourceRequest } from '../resource-kit/request-envelopes';
-import { ClaimSessionName } from './claim-session-name';
+import { ClaimSessionName } from '@svc/application/sessions/claim-session-name';
 
 export interface NewSession {
   parent: unknown;

@@ -32,7 +32,7 @@ import { CommandService } from '@svc/infrastructure/commands/command-service';
 import { READ_STORE } from '@svc/infrastructure/nest/tokens';
 import { TriggerFire } from '@svc/infrastructure/reactors/trigger-fire';
 import type { ReadStore } from '@svc/infrastructure/read-store/read-store.port';
-import { chatConnectionsOfTeam } from '@svc/infrastructure/areas/connections/chat-connections';
+import { chatConnectionsOfTeam } from '@svc/application/areas/connections/chat-connections';
 import { ResourceReferences } from '../resource-kit/references';
 import { SessionCommands } from '../sessions/session-commands';
 

@@ -4,7 +4,7 @@ import { loadOperatorConfig, operatorConfigJsonSchema } from '@svc/infrastructur
 import { SecretBox } from '@svc/infrastructure/config/secrets';
 import { comparePositions, type Position } from '@svc/infrastructure/event-store/event-store.port';
 import type { ReadStore } from '@svc/infrastructure/read-store/read-store.port';
-import { PROJECTIONS } from '@svc/infrastructure/areas';
+import { PROJECTIONS } from '@svc/application/areas';
 import { type Context, showPosition, UsageError } from '../context';
 import { projectorState } from './projections';
 

@@ -6,7 +6,7 @@ import type { Actor } from '@svc/domain/shared/decider';
 import { DomainError } from '@svc/domain/shared/domain-error';
 import { resourceStreamId, type Resource, type ResourceCommand } from '@svc/domain/shared/resource';
 import { resourceDecider } from '@svc/domain/shared/resource.decider';
-import { projectionServing } from '@svc/infrastructure/areas';
+import { projectionServing } from '@svc/application/areas';
 import { CommandService } from '@svc/infrastructure/commands/command-service';
 import { docId } from '@svc/infrastructure/projection/projection';
 import { parseRequest } from '@svc/infrastructure/requests/parse-request';

@@ -1,0 +1,14 @@
+import { serviceDimensionsApi, servicesApi } from '@svc/contracts/catalog/catalog.contract';
+import { serviceDimensionSpec, serviceSpec } from '@svc/domain/catalog/service.resource';
+import { resourceProjection } from '@svc/infrastructure/projection/resource.projection';
+import { area } from '../area';
+import { serviceRevisionsProjection } from './catalog.projection';
+
+/** The frozen service catalog: services and dimensions (kit resources), and the revisions changelog. */
+export const catalogArea = area('catalog', {
+  resources: [
+    { spec: serviceSpec, api: servicesApi },
+    { spec: serviceDimensionSpec, api: serviceDimensionsApi },
+  ],
+  projections: [resourceProjection(serviceSpec, servicesApi), resourceProjection(serviceDimensionSpec, serviceDimensionsApi), serviceRevisionsProjection],
+});
