@@ -5,6 +5,7 @@ import { hostname } from 'node:os';
 import type { Settings } from '@svc/infrastructure/config/env';
 import { type EventStore, positionToString } from '@svc/infrastructure/event-store/event-store.port';
 import { InfrastructureModule } from '@svc/infrastructure/nest/infrastructure.module';
+import { ApplicationModule } from '@svc/application/application.module';
 import { EVENT_STORE, READ_STORE, SETTINGS } from '@svc/infrastructure/nest/tokens';
 import {
   HEARTBEAT_KEY,
@@ -164,7 +165,7 @@ export class ProjectorService implements OnApplicationBootstrap, OnApplicationSh
 
 export function projectorModule(settings: Settings) {
   @Module({
-    imports: [InfrastructureModule.forRoot(settings)],
+    imports: [InfrastructureModule.forRoot(settings), ApplicationModule],
     providers: [ProjectorService, AgentRuntimeService, InvestigationStatusService, TriggerReactorsService, IssueReactorService, UploadSweepService],
   })
   class ProjectorModule {}

@@ -1,5 +1,6 @@
+import { localCommandBus } from '@svc/application/commands/command-sender';
 import { CommandService } from '@svc/infrastructure/commands/command-service';
-import { applyOperatorConfig } from '@svc/infrastructure/config/apply';
+import { applyOperatorConfig } from '@svc/application/config/apply';
 import { loadOperatorConfig, operatorConfigJsonSchema } from '@svc/infrastructure/config/operator-config';
 import { SecretBox } from '@svc/infrastructure/config/secrets';
 import { comparePositions, type Position } from '@svc/infrastructure/event-store/event-store.port';
@@ -25,7 +26,7 @@ export async function configApply(ctx: Context, file: string | undefined): Promi
   const config = loadOperatorConfig(file);
   const reads = await ctx.reads();
   const result = await applyOperatorConfig(config, {
-    commands: new CommandService(ctx.events()),
+    bus: localCommandBus(new CommandService(ctx.events())),
     reads,
     secrets: SecretBox.fromEnvironment(ctx.settings.dataDir),
   });

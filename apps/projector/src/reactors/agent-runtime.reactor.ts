@@ -10,7 +10,7 @@
 import { SESSION_EVENTS } from '@svc/contracts/sessions/session.events';
 import { positionToString, type EventStore, type RecordedEvent } from '@svc/infrastructure/event-store/event-store.port';
 import { RuntimeFault } from '@svc/infrastructure/integrations/agent-runtime';
-import type { TurnRef, TurnRunner } from '@svc/infrastructure/integrations/agent-runtime/turn-runner';
+import type { TurnRef, TurnRunner } from '@svc/application/sessions/turn-runner';
 import type { BackoffOptions } from '@svc/infrastructure/projection/supervisor';
 import { EventReactor, type ReactorJob, type ReactorStatus, reactorCheckpoint, reactorStatusKey } from '@svc/infrastructure/reactors/event-reactor';
 import type { ReadStore } from '@svc/infrastructure/read-store/read-store.port';

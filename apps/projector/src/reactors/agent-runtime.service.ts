@@ -1,9 +1,10 @@
 import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
+import { CommandBus } from '@nestjs/cqrs';
 import { CommandService } from '@svc/infrastructure/commands/command-service';
 import type { Settings } from '@svc/infrastructure/config/env';
 import type { EventStore } from '@svc/infrastructure/event-store/event-store.port';
 import { createAgentRuntime, loadRuntimeSettings } from '@svc/infrastructure/integrations/agent-runtime';
-import { TurnRunner } from '@svc/infrastructure/integrations/agent-runtime/turn-runner';
+import { TurnRunner } from '@svc/application/sessions/turn-runner';
 import { EVENT_STORE, READ_STORE, SETTINGS } from '@svc/infrastructure/nest/tokens';
 import { NOTIFICATION_BUS, type NotificationBus } from '@svc/infrastructure/notifications/notification-bus.port';
 import type { ReadStore } from '@svc/infrastructure/read-store/read-store.port';
@@ -26,6 +27,7 @@ export class AgentRuntimeService implements OnApplicationBootstrap, OnApplicatio
     @Inject(SETTINGS) private readonly settings: Settings,
     @Inject(NOTIFICATION_BUS) private readonly bus: NotificationBus,
     private readonly commands: CommandService,
+    private readonly commandBus: CommandBus,
   ) {}
 
   onApplicationBootstrap(): void {
@@ -39,6 +41,7 @@ export class AgentRuntimeService implements OnApplicationBootstrap, OnApplicatio
     const log = (line: string) => this.logger.log(line);
     const runner = new TurnRunner({
       events: this.events,
+      bus: this.commandBus,
       commands: this.commands,
       runtime,
       typeHost: this.settings.typeHost,

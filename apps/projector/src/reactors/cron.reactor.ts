@@ -10,8 +10,8 @@
 import { CronExpressionParser } from 'cron-parser';
 import { backoffDelay, DEFAULT_BACKOFF, describeError } from '@svc/infrastructure/projection/supervisor';
 import { TickLoop } from '@svc/infrastructure/reactors/tick-loop';
-import type { TriggerDirectory, TriggerDoc } from '@svc/infrastructure/reactors/trigger-directory';
-import type { TriggerFire } from '@svc/infrastructure/reactors/trigger-fire';
+import type { TriggerDirectory, TriggerDoc } from '@svc/application/triggers/trigger-directory';
+import type { TriggerFire } from '@svc/application/triggers/trigger-fire';
 import type { ReadStore } from '@svc/infrastructure/read-store/read-store.port';
 
 export const CRON_STATUS_KEY = 'reactor:cron:status';

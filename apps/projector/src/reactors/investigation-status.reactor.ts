@@ -11,7 +11,8 @@ import { INVESTIGATOR_AGENT, investigationOfSession, investigationSpec, STATUS_O
 import { DomainError } from '@svc/domain/shared/domain-error';
 import { resourceStreamId } from '@svc/domain/shared/resource';
 import { resourceDecider } from '@svc/domain/shared/resource.decider';
-import type { CommandService } from '@svc/infrastructure/commands/command-service';
+import type { CommandSender } from '@svc/application/commands/command-sender';
+import { DecideAndAppend } from '@svc/application/commands/decide-and-append';
 import { type EventStore, type RecordedEvent, START, type Subscription } from '@svc/infrastructure/event-store/event-store.port';
 import { backoffDelay, DEFAULT_BACKOFF, describeError, SupervisedLoop } from '@svc/infrastructure/projection/supervisor';
 import type { ReadStore } from '@svc/infrastructure/read-store/read-store.port';
@@ -29,7 +30,7 @@ export class InvestigationStatusReactor {
   constructor(
     private readonly events: EventStore,
     private readonly reads: ReadStore,
-    private readonly commands: CommandService,
+    private readonly bus: CommandSender,
     private readonly log: (line: string) => void,
   ) {
     this.loop = new SupervisedLoop({
@@ -74,12 +75,14 @@ export class InvestigationStatusReactor {
     const actor = { org, actor: INVESTIGATOR_AGENT, subject: INVESTIGATOR_AGENT, permissions: [], now: new Date().toISOString() };
     for (let attempt = 1; !this.abort.signal.aborted; attempt++) {
       try {
-        await this.commands.handle({
-          decider: this.decider,
-          streamId: resourceStreamId(investigationSpec, org, investigation),
-          command: { type: 'Act', action: STATUS_OBSERVED, actor: { ...actor, now: new Date().toISOString() }, name: investigation, input: { status: WAITING, turnId } },
-          context: { actor, requestId: `waiting:${turnId || record.id}`, causationId: record.id },
-        });
+        await this.bus.execute(
+          new DecideAndAppend({
+            decider: this.decider,
+            streamId: resourceStreamId(investigationSpec, org, investigation),
+            command: { type: 'Act', action: STATUS_OBSERVED, actor: { ...actor, now: new Date().toISOString() }, name: investigation, input: { status: WAITING, turnId } },
+            context: { actor, requestId: `waiting:${turnId || record.id}`, causationId: record.id },
+          }),
+        );
         return;
       } catch (error) {
         if (error instanceof DomainError && !TRANSIENT_CODES.has(error.code)) {

@@ -1,5 +1,5 @@
 import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
-import { CommandService } from '@svc/infrastructure/commands/command-service';
+import { CommandBus } from '@nestjs/cqrs';
 import type { EventStore } from '@svc/infrastructure/event-store/event-store.port';
 import { EVENT_STORE, READ_STORE } from '@svc/infrastructure/nest/tokens';
 import type { ReadStore } from '@svc/infrastructure/read-store/read-store.port';
@@ -11,8 +11,8 @@ export class InvestigationStatusService implements OnApplicationBootstrap, OnApp
   private readonly logger = new Logger('investigation-status');
   private readonly reactor: InvestigationStatusReactor;
 
-  constructor(@Inject(EVENT_STORE) events: EventStore, @Inject(READ_STORE) reads: ReadStore, commands: CommandService) {
-    this.reactor = new InvestigationStatusReactor(events, reads, commands, (line) => this.logger.log(line));
+  constructor(@Inject(EVENT_STORE) events: EventStore, @Inject(READ_STORE) reads: ReadStore, bus: CommandBus) {
+    this.reactor = new InvestigationStatusReactor(events, reads, bus, (line) => this.logger.log(line));
   }
 
   onApplicationBootstrap(): void {

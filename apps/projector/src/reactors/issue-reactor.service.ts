@@ -1,5 +1,5 @@
 import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
-import { CommandService } from '@svc/infrastructure/commands/command-service';
+import { CommandBus } from '@nestjs/cqrs';
 import type { EventStore } from '@svc/infrastructure/event-store/event-store.port';
 import { EVENT_STORE, READ_STORE } from '@svc/infrastructure/nest/tokens';
 import type { ReadStore } from '@svc/infrastructure/read-store/read-store.port';
@@ -14,8 +14,8 @@ export class IssueReactorService implements OnApplicationBootstrap, OnApplicatio
   private readonly logger = new Logger('issues');
   private readonly reactor: IssueReactor;
 
-  constructor(@Inject(EVENT_STORE) events: EventStore, @Inject(READ_STORE) reads: ReadStore, commands: CommandService) {
-    this.reactor = new IssueReactor(events, reads, commands, { concurrency: 1, log: (line) => this.logger.log(line) });
+  constructor(@Inject(EVENT_STORE) events: EventStore, @Inject(READ_STORE) reads: ReadStore, bus: CommandBus) {
+    this.reactor = new IssueReactor(events, reads, bus, { concurrency: 1, log: (line) => this.logger.log(line) });
   }
 
   onApplicationBootstrap(): void {

@@ -10,7 +10,8 @@ import { issueSpec, issuesFromConclusion } from '@svc/domain/issues/issue.resour
 import { DomainError } from '@svc/domain/shared/domain-error';
 import { resourceStreamId, type Resource } from '@svc/domain/shared/resource';
 import { resourceDecider } from '@svc/domain/shared/resource.decider';
-import type { CommandService } from '@svc/infrastructure/commands/command-service';
+import type { CommandSender } from '@svc/application/commands/command-sender';
+import { DecideAndAppend } from '@svc/application/commands/decide-and-append';
 import type { EventStore, RecordedEvent } from '@svc/infrastructure/event-store/event-store.port';
 import { EventReactor, type EventReactorOptions, type ReactorJob } from '@svc/infrastructure/reactors/event-reactor';
 import type { ReadStore } from '@svc/infrastructure/read-store/read-store.port';
@@ -35,7 +36,7 @@ export class IssueReactor {
   constructor(
     private readonly events: EventStore,
     reads: ReadStore,
-    private readonly commands: CommandService,
+    private readonly bus: CommandSender,
     options: EventReactorOptions,
   ) {
     this.reactor = new EventReactor<ConclusionJob>(events, reads, { name: 'issues', select, run: (job) => this.create(job) }, options);
@@ -62,13 +63,15 @@ export class IssueReactor {
       const now = new Date().toISOString();
       const actor = { org: job.org, actor: job.session, subject: job.session, permissions: [], now };
       try {
-        await this.commands.handle({
-          decider: this.decider,
-          streamId: resourceStreamId(issueSpec, job.org, resource.name),
-          command: { type: 'Create', actor, id, resource },
-          context: { actor, causationId: job.eventId },
-          create: true,
-        });
+        await this.bus.execute(
+          new DecideAndAppend({
+            decider: this.decider,
+            streamId: resourceStreamId(issueSpec, job.org, resource.name),
+            command: { type: 'Create', actor, id, resource },
+            context: { actor, causationId: job.eventId },
+            create: true,
+          }),
+        );
         made++;
       } catch (error) {
         if (!(error instanceof DomainError && error.code === 'ALREADY_EXISTS')) throw error;

@@ -17,8 +17,8 @@ import { triggerSpec } from '@svc/domain/triggers/trigger.resource';
 import type { CommandService } from '@svc/infrastructure/commands/command-service';
 import type { EventStore, RecordedEvent } from '@svc/infrastructure/event-store/event-store.port';
 import { EventReactor, type EventReactorOptions, type ReactorJob, sleep } from '@svc/infrastructure/reactors/event-reactor';
-import type { TriggerDirectory, TriggerDoc } from '@svc/infrastructure/reactors/trigger-directory';
-import type { TriggerFire } from '@svc/infrastructure/reactors/trigger-fire';
+import type { TriggerDirectory, TriggerDoc } from '@svc/application/triggers/trigger-directory';
+import type { TriggerFire } from '@svc/application/triggers/trigger-fire';
 import type { ReadStore } from '@svc/infrastructure/read-store/read-store.port';
 
 const SUCCESS = 'DEPLOYMENT_STATUS_SUCCESS';

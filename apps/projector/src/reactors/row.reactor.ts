@@ -13,8 +13,8 @@ import { durationMillis } from '@svc/domain/triggers/durations';
 import { parseRowPredicate, type PredicateNode, rowMatches } from '@svc/domain/triggers/row-predicate';
 import type { EventStore, RecordedEvent } from '@svc/infrastructure/event-store/event-store.port';
 import { EventReactor, type EventReactorOptions, type ReactorJob } from '@svc/infrastructure/reactors/event-reactor';
-import type { TriggerDirectory, TriggerDoc } from '@svc/infrastructure/reactors/trigger-directory';
-import type { FireOutcome, TriggerFire } from '@svc/infrastructure/reactors/trigger-fire';
+import type { TriggerDirectory, TriggerDoc } from '@svc/application/triggers/trigger-directory';
+import type { FireOutcome, TriggerFire } from '@svc/application/triggers/trigger-fire';
 import type { ReadStore } from '@svc/infrastructure/read-store/read-store.port';
 
 type RowsJob = ReactorJob & { org: string; table: string; rows: Array<Record<string, RowValue>>; ingestTime: string; record: RecordedEvent };

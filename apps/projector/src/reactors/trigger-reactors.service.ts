@@ -1,11 +1,12 @@
 import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
+import { CommandBus } from '@nestjs/cqrs';
 import { CommandService } from '@svc/infrastructure/commands/command-service';
 import type { Settings } from '@svc/infrastructure/config/env';
 import type { EventStore } from '@svc/infrastructure/event-store/event-store.port';
 import { EVENT_STORE, READ_STORE, SETTINGS } from '@svc/infrastructure/nest/tokens';
 import { ProjectionWaiter } from '@svc/infrastructure/projection/waiter';
-import { TriggerDirectory } from '@svc/infrastructure/reactors/trigger-directory';
-import { TriggerFire } from '@svc/infrastructure/reactors/trigger-fire';
+import { TriggerDirectory } from '@svc/application/triggers/trigger-directory';
+import { TriggerFire } from '@svc/application/triggers/trigger-fire';
 import type { ReadStore } from '@svc/infrastructure/read-store/read-store.port';
 import { CronReactor } from './cron.reactor';
 import { PostDeployReactor } from './post-deploy.reactor';
@@ -45,6 +46,7 @@ export class TriggerReactorsService implements OnApplicationBootstrap, OnApplica
     @Inject(SETTINGS) private readonly settings: Settings,
     private readonly commands: CommandService,
     private readonly waiter: ProjectionWaiter,
+    private readonly bus: CommandBus,
   ) {}
 
   onApplicationBootstrap(): void {
@@ -55,7 +57,7 @@ export class TriggerReactorsService implements OnApplicationBootstrap, OnApplica
     }
     const now = () => new Date(Date.now() + options.clockOffsetMs);
     const log = (line: string) => this.logger.log(line);
-    const firing = new TriggerFire(this.commands, this.settings.typeHost, now);
+    const firing = new TriggerFire(this.bus, this.commands, this.settings.typeHost, now);
     const directory = new TriggerDirectory(this.reads, this.waiter);
     this.running.push(
       new CronReactor(directory, firing, this.reads, { tickMs: options.cronTickMs, now, log }),

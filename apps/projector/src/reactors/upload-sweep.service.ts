@@ -1,4 +1,5 @@
 import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
+import { CommandBus } from '@nestjs/cqrs';
 import { type BlobStore, createBlobStore } from '@svc/infrastructure/blobs';
 import { CommandService } from '@svc/infrastructure/commands/command-service';
 import type { Settings } from '@svc/infrastructure/config/env';
@@ -17,11 +18,12 @@ export class UploadSweepService implements OnApplicationBootstrap, OnApplication
     @Inject(READ_STORE) private readonly reads: ReadStore,
     @Inject(SETTINGS) private readonly settings: Settings,
     private readonly commands: CommandService,
+    private readonly bus: CommandBus,
   ) {}
 
   async onApplicationBootstrap(): Promise<void> {
     this.blobs = await createBlobStore({ MONGODB_URL: this.settings.mongoUrl, SVC_DATA_DIR: this.settings.dataDir });
-    this.sweep = new UploadSweep(this.reads, this.commands, this.blobs, { everyMs: this.settings.artifactSweepMs, now: () => new Date(), log: (line) => this.logger.log(line) });
+    this.sweep = new UploadSweep(this.reads, this.bus, this.commands, this.blobs, { everyMs: this.settings.artifactSweepMs, now: () => new Date(), log: (line) => this.logger.log(line) });
     this.sweep.start();
   }
 

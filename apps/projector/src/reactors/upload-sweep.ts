@@ -11,6 +11,8 @@ import { UPLOADS_STORE, type UploadEvent, uploadStreamId } from '@svc/contracts/
 import { type UploadCommand, uploadsDecider, type UploadState } from '@svc/domain/investigations/uploads.decider';
 import type { Actor } from '@svc/domain/shared/decider';
 import type { BlobStore } from '@svc/infrastructure/blobs';
+import type { CommandSender } from '@svc/application/commands/command-sender';
+import { DecideAndAppend } from '@svc/application/commands/decide-and-append';
 import type { CommandService } from '@svc/infrastructure/commands/command-service';
 import { TickLoop } from '@svc/infrastructure/reactors/tick-loop';
 import type { Doc, ReadStore } from '@svc/infrastructure/read-store/read-store.port';
@@ -34,7 +36,9 @@ export class UploadSweep {
 
   constructor(
     private readonly reads: ReadStore,
-    private readonly commands: CommandService,
+    private readonly bus: CommandSender,
+    /** Reads folded state (stateOf); writes go through the bus. */
+    private readonly commands: Pick<CommandService, 'stateOf'>,
     private readonly blobs: BlobStore,
     private readonly options: UploadSweepOptions,
   ) {
@@ -79,7 +83,7 @@ export class UploadSweep {
   }
 
   private send(doc: Doc, command: UploadCommand) {
-    return this.commands.handle<UploadState, UploadCommand, UploadEvent>({ decider: uploadsDecider, streamId: streamOf(doc), command, context: { actor: command.actor } });
+    return this.bus.execute(new DecideAndAppend<UploadState, UploadCommand, UploadEvent>({ decider: uploadsDecider, streamId: streamOf(doc), command, context: { actor: command.actor } }));
   }
 }
 

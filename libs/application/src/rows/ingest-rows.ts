@@ -8,8 +8,9 @@ import { v5 as uuidv5 } from 'uuid';
 import { rowsStreamId } from '@svc/contracts/rows/rows.contract';
 import { rowsDecider } from '@svc/domain/rows/rows.decider';
 import type { Actor } from '@svc/domain/shared/decider';
-import type { CommandService } from '../commands/command-service';
-import { positionToString } from '../event-store/event-store.port';
+import { positionToString } from '@svc/infrastructure/event-store/event-store.port';
+import type { CommandSender } from '../commands/command-sender';
+import { DecideAndAppend } from '../commands/decide-and-append';
 
 const INGESTION_NAMESPACE = '3c9d1f4a-7b2e-4f8c-a6d5-1e0b9c8f7a62';
 
@@ -22,15 +23,18 @@ export interface IngestResult {
   position: string | null;
 }
 
-export async function ingestRows(commands: CommandService, actor: Actor, request: { table: unknown; rows: unknown; requestId?: string }): Promise<IngestResult> {
+export async function ingestRows(bus: CommandSender, actor: Actor, request: { table: unknown; rows: unknown; requestId?: string }): Promise<IngestResult> {
   const id = request.requestId ? uuidv5(`${actor.org}|${request.requestId}`, INGESTION_NAMESPACE) : randomUUID();
-  const handled = await commands.handle({
-    decider: rowsDecider,
-    streamId: rowsStreamId(actor.org, id),
-    command: { type: 'IngestRows', actor, table: request.table, rows: request.rows },
-    context: { actor, requestId: request.requestId },
-    create: true,
-  });
+  // Nothing reads an ingestion back: the answer comes as soon as it is appended (no projection to wait for).
+  const handled = await bus.execute(
+    new DecideAndAppend({
+      decider: rowsDecider,
+      streamId: rowsStreamId(actor.org, id),
+      command: { type: 'IngestRows', actor, table: request.table, rows: request.rows },
+      context: { actor, requestId: request.requestId },
+      create: true,
+    }),
+  );
   return {
     ingestion: `ingestions/${id}`,
     table: String(request.table),

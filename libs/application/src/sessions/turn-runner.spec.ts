@@ -2,12 +2,13 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { sessionStreamId } from '@svc/contracts/sessions/session.events';
-import { CommandService } from '../../commands/command-service';
-import type { EventMetadata } from '../../event-store/event-store.port';
-import { SqliteEventStore } from '../../event-store/sqlite-event-store';
-import type { AgentRuntime, EphemeralNotification, TurnInput } from './agent-runtime.port';
-import { RuntimeFault } from './agent-runtime.port';
-import { BuiltinRuntime } from './builtin-runtime';
+import { CommandService } from '@svc/infrastructure/commands/command-service';
+import type { EventMetadata } from '@svc/infrastructure/event-store/event-store.port';
+import { SqliteEventStore } from '@svc/infrastructure/event-store/sqlite-event-store';
+import type { AgentRuntime, EphemeralNotification, TurnInput } from '@svc/infrastructure/integrations/agent-runtime/agent-runtime.port';
+import { RuntimeFault } from '@svc/infrastructure/integrations/agent-runtime/agent-runtime.port';
+import { BuiltinRuntime } from '@svc/infrastructure/integrations/agent-runtime/builtin-runtime';
+import { localCommandBus } from '../commands/command-sender';
 import { TurnRunner } from './turn-runner';
 
 const ACTIVITY = 'type.googleapis.com/svc.nxagent.v1.Activity';
@@ -42,9 +43,11 @@ describe('TurnRunner', () => {
     store = new SqliteEventStore({ file: path.join(dir, 'events.db') });
     runtime = new CountingRuntime();
     published = [];
+    const commands = new CommandService(store);
     runner = new TurnRunner({
       events: store,
-      commands: new CommandService(store),
+      bus: localCommandBus(commands),
+      commands,
       runtime,
       typeHost: 'type.googleapis.com',
       publish: async (_org, topic, notification) => void published.push({ topic, notification }),

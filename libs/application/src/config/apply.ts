@@ -6,13 +6,14 @@ import type { Actor, Decider, DomainEvent } from '@svc/domain/shared/decider';
 import { DomainError } from '@svc/domain/shared/domain-error';
 import { resourceName, resourceStreamId } from '@svc/domain/shared/resource';
 import { resourceDecider } from '@svc/domain/shared/resource.decider';
-import { hashSecret, needsRehash, verifySecret } from '../auth/secret-hash';
-import { CommandService } from '../commands/command-service';
-import { comparePositions, type Position } from '../event-store/event-store.port';
-import type { ReadStore } from '../read-store/read-store.port';
-import { ConfigError, type ConnectionConfig, type OperatorConfig } from './operator-config';
-import { type SecretBox, sealSecrets } from './secrets';
-import { SEED_SOURCES } from './seeds';
+import { hashSecret, needsRehash, verifySecret } from '@svc/infrastructure/auth/secret-hash';
+import { comparePositions, type Position } from '@svc/infrastructure/event-store/event-store.port';
+import type { ReadStore } from '@svc/infrastructure/read-store/read-store.port';
+import { ConfigError, type ConnectionConfig, type OperatorConfig } from '@svc/infrastructure/config/operator-config';
+import { type SecretBox, sealSecrets } from '@svc/infrastructure/config/secrets';
+import { SEED_SOURCES } from '@svc/infrastructure/config/seeds';
+import type { CommandSender } from '../commands/command-sender';
+import { DecideAndAppend } from '../commands/decide-and-append';
 
 /** The actor recorded on events that come from the operator configuration. */
 export const CONFIG_ACTOR = 'operator-config';
@@ -31,7 +32,7 @@ export interface ApplyResult {
  */
 export async function applyOperatorConfig(
   config: OperatorConfig,
-  deps: { commands: CommandService; reads: ReadStore; secrets: SecretBox; now?: () => Date },
+  deps: { bus: CommandSender; reads: ReadStore; secrets: SecretBox; now?: () => Date },
 ): Promise<ApplyResult> {
   let position: Position | null = null;
   let changes = 0;
@@ -40,7 +41,7 @@ export async function applyOperatorConfig(
     const actor: Actor = { org: org.id, actor: CONFIG_ACTOR, subject: CONFIG_ACTOR, permissions: [...PERMISSIONS], now: now() };
     const run = async <S, C, E extends DomainEvent>(decider: Decider<S, C, E>, streamId: string, command: C) => {
       try {
-        const result = await deps.commands.handle({ decider, streamId, command, context: { actor } });
+        const result = await deps.bus.execute(new DecideAndAppend({ decider, streamId, command, context: { actor } }));
         if (result.position) {
           changes += result.events.length;
           if (!position || comparePositions(result.position, position) > 0) position = result.position;

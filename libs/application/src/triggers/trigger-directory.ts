@@ -6,9 +6,9 @@
  */
 import { storeOf } from '@svc/domain/shared/resource';
 import { triggerSpec } from '@svc/domain/triggers/trigger.resource';
-import type { Position } from '../event-store/event-store.port';
-import type { ProjectionWaiter } from '../projection/waiter';
-import type { Doc, Filter, ReadStore } from '../read-store/read-store.port';
+import type { Position } from '@svc/infrastructure/event-store/event-store.port';
+import type { ProjectionWaiter } from '@svc/infrastructure/projection/waiter';
+import type { Doc, Filter, ReadStore } from '@svc/infrastructure/read-store/read-store.port';
 import type { FiringTrigger } from './trigger-fire';
 
 const TRIGGERS = storeOf(triggerSpec);

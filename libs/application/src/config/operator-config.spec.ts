@@ -4,13 +4,14 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { apiKeyDecider } from '@svc/domain/organizations/organization.decider';
 import { accessDecider } from '@svc/domain/roles/access.decider';
-import { needsRehash, verifySecret } from '../auth/secret-hash';
-import { CommandService } from '../commands/command-service';
-import { SqliteEventStore } from '../event-store/sqlite-event-store';
-import { SqliteReadStore } from '../read-store/sqlite-read-store';
+import { needsRehash, verifySecret } from '@svc/infrastructure/auth/secret-hash';
+import { CommandService } from '@svc/infrastructure/commands/command-service';
+import { SqliteEventStore } from '@svc/infrastructure/event-store/sqlite-event-store';
+import { SqliteReadStore } from '@svc/infrastructure/read-store/sqlite-read-store';
+import { localCommandBus } from '../commands/command-sender';
 import { applyOperatorConfig } from './apply';
-import { ConfigError, parseOperatorConfig } from './operator-config';
-import { SecretBox } from './secrets';
+import { ConfigError, parseOperatorConfig } from '@svc/infrastructure/config/operator-config';
+import { SecretBox } from '@svc/infrastructure/config/secrets';
 
 const base = {
   organizations: [
@@ -54,7 +55,7 @@ describe('operator configuration: applying', () => {
     reads = new SqliteReadStore({ file: path.join(dir, 'read.db') });
     const secrets = SecretBox.fromEnvironment(dir, {});
     apply = (raw) =>
-      applyOperatorConfig(parseOperatorConfig(raw, { ALICE_SECRET: 'alice-pw' }), { commands: new CommandService(events), reads, secrets });
+      applyOperatorConfig(parseOperatorConfig(raw, { ALICE_SECRET: 'alice-pw' }), { bus: localCommandBus(new CommandService(events)), reads, secrets });
   });
   afterEach(async () => {
     await events.close();

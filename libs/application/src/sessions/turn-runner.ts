@@ -3,34 +3,28 @@
  * again (a retry, a restart after a crash, a second process) finds the first result instead of
  * writing a second one. Load the session's log, skip a turn already completed, mark it started, run
  * the runtime, and commit its activities and conclusion with CompleteTurn through the session
- * decider, whose request id is the turn id (docs/decisions.md, "Agent runtime").
+ * decider, whose request id is the turn id (docs/decisions.md, "Agent runtime"). What to send is the
+ * pure turn step's (turn-step.ts); this is its executor, sending through the command bus.
  */
-import {
-  ACTIVITY_TYPE,
-  type AnyMessage,
-  SESSION_EVENTS,
-  type SessionEvent,
-  type SessionResource,
-  sessionStreamId,
-} from '@svc/contracts/sessions/session.events';
+import { type SessionEvent, sessionStreamId } from '@svc/contracts/sessions/session.events';
 import { agentSpec } from '@svc/domain/agents/agent.resource';
-import { AFTER_POSITION_KEY } from '../../notifications/notification-bus.port';
+import { AFTER_POSITION_KEY } from '@svc/infrastructure/notifications/notification-bus.port';
 import type { Actor } from '@svc/domain/shared/decider';
 import { resourceStreamId } from '@svc/domain/shared/resource';
 import { resourceDecider } from '@svc/domain/shared/resource.decider';
-import { type SessionCommand, sessionDecider, type SessionState } from '@svc/domain/sessions/session.decider';
-import type { CommandService } from '../../commands/command-service';
-import { upcast } from '../../commands/upcasters';
-import type { EventStore } from '../../event-store/event-store.port';
+import type { CommandService } from '@svc/infrastructure/commands/command-service';
+import { upcast } from '@svc/infrastructure/commands/upcasters';
+import type { EventStore } from '@svc/infrastructure/event-store/event-store.port';
 import {
-  type Activity,
   type AgentRuntime,
   type EphemeralNotification,
   type RuntimeAgent,
   RuntimeFault,
-  type RuntimeSessionSettings,
   type TurnResult,
-} from './agent-runtime.port';
+} from '@svc/infrastructure/integrations/agent-runtime/agent-runtime.port';
+import type { CommandSender } from '../commands/command-sender';
+import { sessionCommand } from './start-session';
+import { failureAnswer, type TurnCommand, turnAnswer, turnStart, turnView } from './turn-step';
 
 /** Publishes an ephemeral notification (the notification bus's `publish`). */
 export type PublishNotification = (org: string, topic: string, notification: Record<string, unknown>) => Promise<void>;
@@ -53,6 +47,9 @@ const agentFold = resourceDecider(agentSpec);
 
 export interface TurnRunnerOptions {
   events: EventStore;
+  /** Every write of a turn goes through the bus (DecideAndAppend on the session's stream). */
+  bus: CommandSender;
+  /** Reads folded state (the agent). */
   commands: CommandService;
   runtime: AgentRuntime;
   typeHost: string;
@@ -65,16 +62,14 @@ export class TurnRunner {
   constructor(private readonly options: TurnRunnerOptions) {}
 
   async run(ref: TurnRef, signal?: AbortSignal): Promise<TurnOutcome> {
-    const { commands, runtime, typeHost } = this.options;
+    const { bus, runtime, typeHost } = this.options;
     const session = await this.loadSession(ref);
-    if (!session.state.openTurns.includes(ref.turnId)) return 'already-completed';
     const agentName = ref.sessionName.slice(0, ref.sessionName.indexOf('/sessions/'));
-    const actor = this.actor(ref.org, agentName);
-    const streamId = sessionStreamId(ref.org, ref.sessionName);
-    const send = (command: SessionCommand, requestId: string) =>
-      commands.handle({ decider: sessionDecider, streamId, command, context: { actor: command.actor, requestId, causationId: ref.turnId } });
+    const step = turnStart(session.state, ref.turnId, this.actor(ref.org, agentName));
+    if (step === 'already-completed') return step;
+    const send = ({ command, requestId }: TurnCommand) => bus.execute(sessionCommand(ref.sessionName, requestId, command, { causationId: ref.turnId }));
 
-    if (!session.state.startedTurns.includes(ref.turnId)) await send({ type: 'StartTurn', actor, turnId: ref.turnId }, `${ref.turnId}-start`);
+    if (step.start) await send(step.start);
 
     let result: TurnResult;
     let outcome: TurnOutcome = 'completed';
@@ -86,18 +81,15 @@ export class TurnRunner {
         (n) => publisher.emit(n),
       );
     } catch (error) {
-      if (!(error instanceof RuntimeFault) || error.retryable) throw error;
+      const answer = failureAnswer(error);
+      if (!answer) throw error;
       // Retrying cannot help (a refused key, a provider that is not configured): say so in the session.
-      result = { activities: [{ assistant: { text: { text: `The agent runtime could not answer: ${error.message}` } } }] };
+      result = answer;
       outcome = 'answered-failure';
     } finally {
       await publisher.drain();
     }
-    const messages: AnyMessage[] = result.activities.map((activity) => ({ '@type': `${typeHost}/${ACTIVITY_TYPE}`, ...activity }));
-    const done = await send(
-      { type: 'CompleteTurn', actor: this.actor(ref.org, agentName), turnId: ref.turnId, messages, conclusion: result.conclusion?.done },
-      ref.turnId,
-    );
+    const done = await send(turnAnswer(result, ref.turnId, typeHost, this.actor(ref.org, agentName)));
     return done.replayed || done.events.length === 0 ? 'already-completed' : outcome;
   }
 
@@ -109,29 +101,7 @@ export class TurnRunner {
   /** The session's state, settings and the messages the turn sees, from its own log. */
   private async loadSession(ref: TurnRef) {
     const recorded = await this.options.events.readStream(sessionStreamId(ref.org, ref.sessionName));
-    let state: SessionState = sessionDecider.initialState();
-    let resource: Partial<SessionResource> = {};
-    let throughOffset = Number.POSITIVE_INFINITY;
-    let fromOffset = 0;
-    let found = false;
-    const written: Array<{ offset: number; author: string; message: AnyMessage }> = [];
-    for (const record of recorded) {
-      const event = upcast(record) as SessionEvent;
-      state = sessionDecider.evolve(state, event);
-      if (event.type === SESSION_EVENTS.created) resource = event.data.resource;
-      if (event.type === SESSION_EVENTS.turnRequested && !found) {
-        // Turns are requested in log order: this one answers what came after the previous one's checkpoint.
-        if (event.data.turnId === ref.turnId) [found, throughOffset] = [true, event.data.throughOffset];
-        else fromOffset = event.data.throughOffset;
-      }
-      if (event.type === SESSION_EVENTS.messagesWritten) {
-        event.data.messages.forEach((message, i) => written.push({ offset: event.data.firstOffset + i, author: event.data.author, message }));
-      }
-    }
-    // Provisional user messages written after this turn's checkpoint wait for a later turn.
-    const messages = written.filter((w) => w.offset < throughOffset || w.author === 'runtime').map((w) => activityOf(w.message));
-    const pending = written.filter((w) => w.author === 'user' && w.offset >= fromOffset && w.offset < throughOffset).map((w) => activityOf(w.message));
-    return { state, settings: settingsOf(resource), messages, pending };
+    return turnView(recorded.map((record) => upcast(record) as SessionEvent), ref.turnId);
   }
 
   private async loadAgent(org: string, agentName: string): Promise<RuntimeAgent> {
@@ -145,25 +115,6 @@ export class TurnRunner {
     }
     return { name: agentName, prompt: typeof agent.prompt === 'string' ? agent.prompt : '', enabledTools: [...tools] };
   }
-}
-
-function activityOf(message: AnyMessage): Activity {
-  const { '@type': _type, ...activity } = message;
-  return activity as unknown as Activity;
-}
-
-function settingsOf(resource: Partial<SessionResource>): RuntimeSessionSettings {
-  const effort = resource.compatReasoningEffort;
-  return {
-    dryRun: resource.dryRun === true,
-    // dry_run forces incognito (the session stores both; this holds for sessions stored otherwise too).
-    incognito: resource.incognito === true || resource.dryRun === true,
-    automated: resource.automated === true,
-    ...(resource.compatProvider ? { compatProvider: resource.compatProvider } : {}),
-    ...(resource.compatModel ? { compatModel: resource.compatModel } : {}),
-    ...(effort === 'low' || effort === 'medium' || effort === 'high' ? { compatReasoningEffort: effort } : {}),
-    ...(resource.mockTime ? { mockTime: resource.mockTime } : {}),
-  };
 }
 
 /**
