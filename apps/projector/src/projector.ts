@@ -19,12 +19,8 @@ import { describeError } from '@svc/infrastructure/projection/supervisor';
 import type { ReadStore } from '@svc/infrastructure/read-store/read-store.port';
 import { metricsRegistry, metricsText } from '@svc/infrastructure/observability/metrics';
 import { registerProgressMetrics } from '@svc/infrastructure/observability/progress-metrics';
-import { PROJECTIONS } from '@svc/application/areas';
-import { AgentRuntimeService } from './reactors/agent-runtime.service';
-import { InvestigationStatusService } from './reactors/investigation-status.service';
-import { IssueReactorService } from './reactors/issue-reactor.service';
-import { TriggerReactorsService } from './reactors/trigger-reactors.service';
-import { UploadSweepService } from './reactors/upload-sweep.service';
+import { CHECKPOINTED_REACTORS, PROJECTIONS } from '@svc/application/areas';
+import { ReactorsService } from './reactors.service';
 
 const HEARTBEAT_MS = 1000;
 // Defined beside the heartbeat so the CLI can use them without loading Nest.
@@ -52,6 +48,7 @@ export class ProjectorService implements OnApplicationBootstrap, OnApplicationSh
       events,
       reads,
       projections: PROJECTIONS.map((p) => p.name),
+      reactors: CHECKPOINTED_REACTORS,
       sequencePositions: !settings.eventStoreUrl,
     });
   }
@@ -166,7 +163,7 @@ export class ProjectorService implements OnApplicationBootstrap, OnApplicationSh
 export function projectorModule(settings: Settings) {
   @Module({
     imports: [InfrastructureModule.forRoot(settings), ApplicationModule],
-    providers: [ProjectorService, AgentRuntimeService, InvestigationStatusService, TriggerReactorsService, IssueReactorService, UploadSweepService],
+    providers: [ProjectorService, ReactorsService],
   })
   class ProjectorModule {}
   return ProjectorModule;

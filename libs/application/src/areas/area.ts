@@ -1,13 +1,14 @@
 /**
- * One registration per area: its resources (domain spec and API declaration), its projections, and
- * which projection each resource's commands wait for. The api, the projector and the CLI all read
- * the list in ./index.ts, so adding an area is one entry there (and a folder here only when its
- * projections are its own). See docs/decisions.md, "Areas".
+ * One registration per area: its resources (domain spec and API declaration), its projections, its
+ * reactors, and which projection each resource's commands wait for. The api, the projector and the
+ * CLI all read the list in ./index.ts, so adding an area is one entry there (and a folder here only
+ * when its projections or reactors are its own). See docs/decisions.md, "Areas" and "One reactor registry".
  */
 import type { ResourceApi } from '@svc/contracts/shared/resource-api';
 import { storeOf, type ResourceSpec } from '@svc/domain/shared/resource';
 import type { Projection } from '@svc/infrastructure/projection/projection';
 import { resourceProjection } from '@svc/infrastructure/projection/resource.projection';
+import type { Reactor } from '../reactors/reactor';
 
 /** A resource the resource kit serves: the api registers `api` for `spec` (ResourceKit.register). */
 export interface AreaResource {
@@ -26,13 +27,18 @@ export interface Area {
   resources: readonly AreaResource[];
   /** Each runs with its own checkpoint in the projector; the CLI reports and rebuilds them. */
   projections: readonly Projection[];
+  /** Events or time turned into commands, run by the projector's one reactor host, each under its own name. */
+  reactors: readonly Reactor[];
 }
 
 /**
  * An area from its parts. Which projection a resource waits for is found, not declared: the one
  * projection of the area that writes the resource's read model (none, or two, is a wiring error).
  */
-export function area(name: string, parts: { resources?: ReadonlyArray<{ spec: ResourceSpec; api: ResourceApi }>; projections: readonly Projection[] }): Area {
+export function area(
+  name: string,
+  parts: { resources?: ReadonlyArray<{ spec: ResourceSpec; api: ResourceApi }>; projections: readonly Projection[]; reactors?: readonly Reactor[] },
+): Area {
   const resources = (parts.resources ?? []).map(({ spec, api }) => {
     const store = storeOf(spec);
     const writers = parts.projections.filter((p) => p.collections.includes(store));
@@ -44,7 +50,12 @@ export function area(name: string, parts: { resources?: ReadonlyArray<{ spec: Re
     const bound = waitsFor === store ? spec : { ...spec, projection: waitsFor };
     return { spec: bound, api, waitsFor };
   });
-  return { name, resources, projections: parts.projections };
+  return { name, resources, projections: parts.projections, reactors: parts.reactors ?? [] };
+}
+
+/** A plain area with reactors of its own (a folder holding them and this line). */
+export function withReactors(plain: Area, ...reactors: Reactor[]): Area {
+  return { ...plain, reactors: [...plain.reactors, ...reactors] };
 }
 
 /**

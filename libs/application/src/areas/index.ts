@@ -1,20 +1,18 @@
 /**
- * Every area of the product, read by the api (kit resources), the projector (projections) and the
- * CLI (status, rebuild, read-your-writes waits). A plain area is one line: `resourceArea(spec, api)`.
+ * Every area of the product, read by the api (kit resources), the projector (projections and
+ * reactors) and the CLI (status, rebuild, read-your-writes waits). A plain area is one line:
+ * `resourceArea(spec, api)`; one with reactors of its own is a folder declaring them.
  */
 import { agentsApi } from '@svc/contracts/agents/agents.contract';
 import { customersApi, customersV1Api } from '@svc/contracts/customers/customers.contract';
-import { issuesApi } from '@svc/contracts/issues/issues.contract';
 import { evaluationsApi } from '@svc/contracts/deploymonitor/deploymonitor.contract';
 import { knownIssuesApi } from '@svc/contracts/knownissues/knownissues.contract';
 import { notesApi } from '@svc/contracts/notes/notes.contract';
 import { issueNotificationPolicyApi } from '@svc/contracts/notificationpolicy/notificationpolicy.contract';
 import { runbooksApi } from '@svc/contracts/runbooks/runbooks.contract';
 import { tagsApi } from '@svc/contracts/tags/tags.contract';
-import { triggersApi } from '@svc/contracts/triggers/triggers.contract';
 import { agentSpec } from '@svc/domain/agents/agent.resource';
 import { customerSpec } from '@svc/domain/customers/customer.resource';
-import { issueSpec } from '@svc/domain/issues/issue.resource';
 import { evaluationSpec } from '@svc/domain/deploymonitor/evaluation.resource';
 import { knownIssueSpec } from '@svc/domain/knownissues/known-issue.resource';
 import { noteSpec } from '@svc/domain/notes/note.resource';
@@ -22,8 +20,8 @@ import { issueNotificationPolicySpec } from '@svc/domain/notificationpolicy/issu
 import type { ResourceSpec } from '@svc/domain/shared/resource';
 import { runbookSpec } from '@svc/domain/runbooks/runbook.resource';
 import { tagSpec } from '@svc/domain/tags/tag.resource';
-import { triggerSpec } from '@svc/domain/triggers/trigger.resource';
 import type { Projection } from '@svc/infrastructure/projection/projection';
+import type { Reactor } from '../reactors/reactor';
 import { type Area, resourceArea } from './area';
 import { agentSlosArea } from './agentslos';
 import { catalogArea } from './catalog';
@@ -32,9 +30,11 @@ import { deploymentsArea } from './deployments';
 import { indicatorsArea } from './indicators';
 import { indicatorsV2Area } from './indicatorsv2';
 import { investigationsArea } from './investigations';
+import { issuesArea } from './issues';
 import { organizationsArea } from './organizations';
 import { rolesArea } from './roles';
 import { sessionsArea } from './sessions';
+import { triggersArea } from './triggers';
 
 export const AREAS: readonly Area[] = [
   organizationsArea,
@@ -44,7 +44,7 @@ export const AREAS: readonly Area[] = [
   resourceArea(tagSpec, tagsApi),
   resourceArea(agentSpec, agentsApi),
   sessionsArea,
-  resourceArea(triggerSpec, triggersApi),
+  triggersArea,
   resourceArea(issueNotificationPolicySpec, issueNotificationPolicyApi),
   resourceArea(customerSpec, customersApi, customersV1Api),
   resourceArea(knownIssueSpec, knownIssuesApi),
@@ -54,13 +54,19 @@ export const AREAS: readonly Area[] = [
   catalogArea,
   investigationsArea,
   agentSlosArea,
-  resourceArea(issueSpec, issuesApi),
+  issuesArea,
   indicatorsArea,
   indicatorsV2Area,
 ];
 
 /** Every projection the projector runs, each with its own checkpoint, in the areas' order. */
 export const PROJECTIONS: readonly Projection[] = AREAS.flatMap((a) => a.projections);
+
+/** Every reactor the projector's host runs, each under its own name (checkpoint, status, metrics label), in the areas' order. */
+export const REACTORS: readonly Reactor[] = AREAS.flatMap((a) => a.reactors);
+
+/** The log-driven reactors' names: those with a checkpoint (`reactor:<name>`), which the metrics report. */
+export const CHECKPOINTED_REACTORS: readonly string[] = REACTORS.filter((r) => r.drivenBy === 'events').map((r) => r.name);
 
 export function projectionNamed(name: string): Projection {
   const projection = PROJECTIONS.find((p) => p.name === name);

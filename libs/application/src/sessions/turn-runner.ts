@@ -50,7 +50,7 @@ export interface TurnRunnerOptions {
   /** Every write of a turn goes through the bus (DecideAndAppend on the session's stream). */
   bus: CommandSender;
   /** Reads folded state (the agent). */
-  commands: CommandService;
+  commands: Pick<CommandService, 'stateOf'>;
   runtime: AgentRuntime;
   typeHost: string;
   publish?: PublishNotification;

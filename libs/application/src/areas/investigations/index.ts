@@ -22,6 +22,8 @@ import { combineProjections } from '@svc/infrastructure/projection/combine';
 import { docId, type Projection, type ProjectedEvent } from '@svc/infrastructure/projection/projection';
 import { resourceProjection } from '@svc/infrastructure/projection/resource.projection';
 import { area } from '../area';
+import { investigationStatusReactor } from './investigation-status.reactor';
+import { uploadSweepReactor } from './upload-sweep';
 
 /**
  * One document per artifact: `{session, name, sha256, contentType, contentEncoding?, sizeBytes,
@@ -92,6 +94,7 @@ export const investigationsProjection = combineProjections('investigations', 1, 
 export const investigationsArea = area('investigations', {
   resources: [{ spec: investigationSpec, api: investigationsApi }],
   projections: [investigationsProjection],
+  reactors: [investigationStatusReactor, uploadSweepReactor],
 });
 
 /** The `_id` of an organization's usage document in UPLOAD_USAGE_STORE. */

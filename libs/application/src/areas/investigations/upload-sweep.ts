@@ -10,11 +10,11 @@
 import { UPLOADS_STORE, type UploadEvent, uploadStreamId } from '@svc/contracts/investigations/upload.events';
 import { type UploadCommand, uploadsDecider, type UploadState } from '@svc/domain/investigations/uploads.decider';
 import type { Actor } from '@svc/domain/shared/decider';
-import type { BlobStore } from '@svc/infrastructure/blobs';
-import type { CommandSender } from '@svc/application/commands/command-sender';
-import { DecideAndAppend } from '@svc/application/commands/decide-and-append';
+import { type BlobStore, createBlobStore } from '@svc/infrastructure/blobs';
+import type { CommandSender } from '../../commands/command-sender';
+import { DecideAndAppend } from '../../commands/decide-and-append';
+import type { Reactor } from '../../reactors/reactor';
 import type { CommandService } from '@svc/infrastructure/commands/command-service';
-import { TickLoop } from '@svc/infrastructure/reactors/tick-loop';
 import type { Doc, ReadStore } from '@svc/infrastructure/read-store/read-store.port';
 
 /** Holds handled per tick and step: a backlog drains over several ticks, never in one long one. */
@@ -26,14 +26,26 @@ export const INTERRUPTED_UPLOAD_AGE_MS = 60 * 60 * 1000;
 const SWEEPER = 'service-accounts/svc-upload-sweep';
 
 export interface UploadSweepOptions {
-  everyMs: number;
   now: () => Date;
   log: (line: string) => void;
 }
 
-export class UploadSweep {
-  private readonly loop: TickLoop;
+/** The sweep as a timer reactor, with a blob store of its own to delete from (closed when it stops). */
+export const uploadSweepReactor: Reactor = {
+  name: 'uploads',
+  drivenBy: 'timer',
+  async create({ reads, bus, folds, settings, log, every }) {
+    const blobs = await createBlobStore({ MONGODB_URL: settings.mongoUrl, SVC_DATA_DIR: settings.dataDir });
+    const sweep = new UploadSweep(reads, bus, folds, blobs, { now: () => new Date(), log });
+    const tick = async () => {
+      const { expired, reclaimed } = await sweep.sweep();
+      if (expired + reclaimed > 0) log(`uploads: ${expired} expired, ${reclaimed} reclaimed`);
+    };
+    return { runner: every(settings.artifactSweepMs, tick), close: () => blobs.close() };
+  },
+};
 
+export class UploadSweep {
   constructor(
     private readonly reads: ReadStore,
     private readonly bus: CommandSender,
@@ -41,23 +53,7 @@ export class UploadSweep {
     private readonly commands: Pick<CommandService, 'stateOf'>,
     private readonly blobs: BlobStore,
     private readonly options: UploadSweepOptions,
-  ) {
-    this.loop = new TickLoop(
-      async () => {
-        const { expired, reclaimed } = await this.sweep();
-        if (expired + reclaimed > 0) options.log(`uploads: ${expired} expired, ${reclaimed} reclaimed`);
-      },
-      { name: 'uploads', everyMs: options.everyMs, log: options.log },
-    );
-  }
-
-  start(): void {
-    this.loop.start();
-  }
-
-  stop(): Promise<void> {
-    return this.loop.stop();
-  }
+  ) {}
 
   /** One pass: due holds expired, expired holds' bytes deleted. Exposed for tests. */
   async sweep(): Promise<{ expired: number; reclaimed: number }> {

@@ -1,4 +1,4 @@
-import type { TriggerDoc } from '@svc/application/triggers/trigger-directory';
+import type { TriggerDoc } from '../../triggers/trigger-directory';
 import { cronOccasion, latestScheduledTime } from './cron.reactor';
 
 const trigger = (schedule: string, timezone?: string, updateTime = '2026-01-01T00:00:00.000Z'): Pick<TriggerDoc, 'configuration' | 'updateTime'> =>

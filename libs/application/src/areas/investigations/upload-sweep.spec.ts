@@ -9,7 +9,7 @@ describe('UploadSweep', () => {
     const sweepInterrupted = jest.fn(async () => 2);
     const lines: string[] = [];
     const now = new Date('2026-11-25T12:00:00Z');
-    const sweep = new UploadSweep(reads, { execute: jest.fn() }, {} as CommandService, { sweepInterrupted } as unknown as BlobStore, { everyMs: 1000, now: () => now, log: (l) => lines.push(l) });
+    const sweep = new UploadSweep(reads, { execute: jest.fn() }, {} as CommandService, { sweepInterrupted } as unknown as BlobStore, { now: () => now, log: (l) => lines.push(l) });
     await expect(sweep.sweep()).resolves.toEqual({ expired: 0, reclaimed: 0 });
     expect(sweepInterrupted).toHaveBeenCalledWith(new Date(now.getTime() - INTERRUPTED_UPLOAD_AGE_MS));
     expect(lines).toEqual(['uploads: removed what 2 interrupted blob uploads left behind']);

@@ -11,36 +11,33 @@ import { ROWS_INGESTED, type RowValue } from '@svc/contracts/rows/rows.contract'
 import { inCooldown } from '@svc/domain/reactors/trigger-occasions.decider';
 import { durationMillis } from '@svc/domain/triggers/durations';
 import { parseRowPredicate, type PredicateNode, rowMatches } from '@svc/domain/triggers/row-predicate';
-import type { EventStore, RecordedEvent } from '@svc/infrastructure/event-store/event-store.port';
-import { EventReactor, type EventReactorOptions, type ReactorJob } from '@svc/infrastructure/reactors/event-reactor';
-import type { TriggerDirectory, TriggerDoc } from '@svc/application/triggers/trigger-directory';
-import type { FireOutcome, TriggerFire } from '@svc/application/triggers/trigger-fire';
-import type { ReadStore } from '@svc/infrastructure/read-store/read-store.port';
+import type { RecordedEvent } from '@svc/infrastructure/event-store/event-store.port';
+import type { ReactorJob } from '@svc/infrastructure/reactors/event-reactor';
+import type { Reactor } from '../../reactors/reactor';
+import type { TriggerDirectory, TriggerDoc } from '../../triggers/trigger-directory';
+import type { FireOutcome, TriggerFire } from '../../triggers/trigger-fire';
+import { TRIGGER_REACTORS_OFF, triggerReactorKit } from './trigger-reactor-settings';
 
 type RowsJob = ReactorJob & { org: string; table: string; rows: Array<Record<string, RowValue>>; ingestTime: string; record: RecordedEvent };
 
-export class RowReactor {
-  private readonly reactor: EventReactor<RowsJob>;
+export const rowsReactor: Reactor = {
+  name: 'rows',
+  drivenBy: 'events',
+  create(ctx) {
+    const kit = triggerReactorKit(ctx);
+    if (!kit) return TRIGGER_REACTORS_OFF;
+    const matcher = new RowMatcher(kit.directory, kit.firing);
+    return { runner: ctx.follow<RowsJob>({ select, run: (job) => matcher.match(job) }, { concurrency: 4 }) };
+  },
+};
 
+class RowMatcher {
   constructor(
-    events: EventStore,
-    reads: ReadStore,
     private readonly directory: TriggerDirectory,
     private readonly firing: TriggerFire,
-    options: EventReactorOptions,
-  ) {
-    this.reactor = new EventReactor<RowsJob>(events, reads, { name: 'rows', select, run: (job) => this.match(job) }, options);
-  }
+  ) {}
 
-  start(): void {
-    this.reactor.start();
-  }
-
-  stop(): Promise<void> {
-    return this.reactor.stop();
-  }
-
-  private async match(job: RowsJob): Promise<string> {
+  async match(job: RowsJob): Promise<string> {
     await this.directory.caughtUp(job.record.position);
     const triggers = await this.directory.enabled('row', { tableName: job.table }, job.org);
     const outcomes: FireOutcome[] = [];

@@ -9,15 +9,28 @@
  */
 import { CronExpressionParser } from 'cron-parser';
 import { backoffDelay, DEFAULT_BACKOFF, describeError } from '@svc/infrastructure/projection/supervisor';
-import { TickLoop } from '@svc/infrastructure/reactors/tick-loop';
-import type { TriggerDirectory, TriggerDoc } from '@svc/application/triggers/trigger-directory';
-import type { TriggerFire } from '@svc/application/triggers/trigger-fire';
+import { reactorStatusKey } from '@svc/infrastructure/reactors/reactor-names';
 import type { ReadStore } from '@svc/infrastructure/read-store/read-store.port';
+import type { Reactor, ReactorContext } from '../../reactors/reactor';
+import type { TriggerDirectory, TriggerDoc } from '../../triggers/trigger-directory';
+import type { TriggerFire } from '../../triggers/trigger-fire';
+import { TRIGGER_REACTORS_OFF, triggerReactorKit } from './trigger-reactor-settings';
 
-export const CRON_STATUS_KEY = 'reactor:cron:status';
+const NAME = 'cron';
 
-export interface CronReactorOptions {
-  tickMs: number;
+/** Cron triggers as a timer entry: a tick every `SVC_CRON_TICK_MS`. */
+export const cronReactor: Reactor = {
+  name: NAME,
+  drivenBy: 'timer',
+  create(ctx) {
+    const kit = triggerReactorKit(ctx);
+    if (!kit) return TRIGGER_REACTORS_OFF;
+    const cron = new CronTicks(kit.directory, kit.firing, ctx.reads, { now: kit.now, log: ctx.log });
+    return { runner: cron.runner(ctx, kit.options.cronTickMs), description: `every ${kit.options.cronTickMs} ms` };
+  },
+};
+
+export interface CronTicksOptions {
   /** The reactor's clock (tests: a fixed or shifted clock). */
   now: () => Date;
   log: (line: string) => void;
@@ -62,46 +75,46 @@ export function dueOccasion(trigger: Pick<TriggerDoc, 'configuration'>, since: s
   return latest.toISOString();
 }
 
-export class CronReactor {
-  private readonly loop: TickLoop;
+/** What one tick does: every enabled cron trigger considered, each with its own retries. */
+export class CronTicks {
   /** Per trigger, the time its schedule counts from (its last fire); loaded once from its occasion stream. */
   private readonly lastFired = new Map<string, string | null>();
   /** Triggers whose last attempt failed: retried with backoff, without holding the others back. */
   private readonly retries = new Map<string, { attempt: number; at: number }>();
   private status: CronStatus = { at: '', triggers: 0, fired: 0, lastFire: null, failures: 0, lastError: null };
+  private signal: AbortSignal | null = null;
 
   constructor(
     private readonly directory: TriggerDirectory,
     private readonly firing: TriggerFire,
     private readonly reads: ReadStore,
-    private readonly options: CronReactorOptions,
-  ) {
-    this.loop = new TickLoop(() => this.tick(), {
-      name: 'cron',
-      everyMs: options.tickMs,
-      log: options.log,
-      onSuccess: () => void (this.status.failures = 0),
-      onFailure: (failures, error) => {
-        // A store fault: the next tick starts over from the events, so nothing is lost by waiting.
-        this.status.failures = failures;
-        this.status.lastError = error;
+    private readonly options: CronTicksOptions,
+  ) {}
+
+  /** The timer that runs the ticks. */
+  runner(ctx: Pick<ReactorContext, 'every'>, tickMs: number) {
+    return ctx.every(
+      tickMs,
+      (signal) => {
+        this.signal = signal;
+        return this.tick();
       },
-    });
-  }
-
-  start(): void {
-    this.loop.start();
-  }
-
-  stop(): Promise<void> {
-    return this.loop.stop();
+      {
+        onSuccess: () => void (this.status.failures = 0),
+        onFailure: (failures, error) => {
+          // A store fault: the next tick starts over from the events, so nothing is lost by waiting.
+          this.status.failures = failures;
+          this.status.lastError = error;
+        },
+      },
+    );
   }
 
   private async tick(): Promise<void> {
     const triggers = await this.directory.enabled('cron');
     const now = this.options.now();
     for (const trigger of triggers) {
-      if (this.loop.signal.aborted) return;
+      if (this.signal?.aborted) return;
       const key = `${trigger.org}|${trigger.name}`;
       const retry = this.retries.get(key);
       if (retry && retry.at > Date.now()) continue;
@@ -119,7 +132,7 @@ export class CronReactor {
     const listed = new Set(triggers.map((t) => `${t.org}|${t.name}`));
     for (const key of this.retries.keys()) if (!listed.has(key)) this.retries.delete(key);
     this.status = { ...this.status, at: new Date().toISOString(), triggers: triggers.length };
-    await this.reads.putMeta(CRON_STATUS_KEY, this.status);
+    await this.reads.putMeta(reactorStatusKey(NAME), this.status);
   }
 
   private async consider(trigger: TriggerDoc, now: Date): Promise<void> {

@@ -15,11 +15,12 @@ import { resourceDecider } from '@svc/domain/shared/resource.decider';
 import { durationMillis } from '@svc/domain/triggers/durations';
 import { triggerSpec } from '@svc/domain/triggers/trigger.resource';
 import type { CommandService } from '@svc/infrastructure/commands/command-service';
-import type { EventStore, RecordedEvent } from '@svc/infrastructure/event-store/event-store.port';
-import { EventReactor, type EventReactorOptions, type ReactorJob, sleep } from '@svc/infrastructure/reactors/event-reactor';
-import type { TriggerDirectory, TriggerDoc } from '@svc/application/triggers/trigger-directory';
-import type { TriggerFire } from '@svc/application/triggers/trigger-fire';
-import type { ReadStore } from '@svc/infrastructure/read-store/read-store.port';
+import type { RecordedEvent } from '@svc/infrastructure/event-store/event-store.port';
+import { type ReactorJob, sleep } from '@svc/infrastructure/reactors/event-reactor';
+import type { Reactor } from '../../reactors/reactor';
+import type { TriggerDirectory, TriggerDoc } from '../../triggers/trigger-directory';
+import type { TriggerFire } from '../../triggers/trigger-fire';
+import { TRIGGER_REACTORS_OFF, triggerReactorKit } from './trigger-reactor-settings';
 
 const SUCCESS = 'DEPLOYMENT_STATUS_SUCCESS';
 const deploymentFold = resourceDecider(deploymentSpec);
@@ -34,30 +35,27 @@ export function sameCommit(triggerSha: string, deploymentSha: string): boolean {
   return a.length >= 7 && b.length >= 7 && (a.startsWith(b) || b.startsWith(a));
 }
 
-export class PostDeployReactor {
-  private readonly reactor: EventReactor<PostDeployJob>;
+/** Waiting timers count against the reactor's concurrency (`SVC_POST_DEPLOY_TIMERS`). */
+export const postDeployReactor: Reactor = {
+  name: 'post-deploy',
+  drivenBy: 'events',
+  create(ctx) {
+    const kit = triggerReactorKit(ctx);
+    if (!kit) return TRIGGER_REACTORS_OFF;
+    const timers = new PostDeployTimers(ctx.folds, kit.directory, kit.firing, kit.now);
+    return { runner: ctx.follow<PostDeployJob>({ select, run: (job, signal) => timers.run(job, signal) }, { concurrency: kit.options.timers }) };
+  },
+};
 
+class PostDeployTimers {
   constructor(
-    events: EventStore,
-    reads: ReadStore,
-    private readonly commands: CommandService,
+    private readonly commands: Pick<CommandService, 'stateOf'>,
     private readonly directory: TriggerDirectory,
     private readonly firing: TriggerFire,
     private readonly now: () => Date,
-    options: EventReactorOptions,
-  ) {
-    this.reactor = new EventReactor<PostDeployJob>(events, reads, { name: 'post-deploy', select, run: (job, signal) => this.run(job, signal) }, options);
-  }
+  ) {}
 
-  start(): void {
-    this.reactor.start();
-  }
-
-  stop(): Promise<void> {
-    return this.reactor.stop();
-  }
-
-  private run(job: PostDeployJob, signal: AbortSignal): Promise<string> {
+  run(job: PostDeployJob, signal: AbortSignal): Promise<string> {
     return job.kind === 'succeeded' ? this.schedule(job) : this.fireWhenDue(job, signal);
   }
 
