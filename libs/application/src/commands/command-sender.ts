@@ -19,18 +19,18 @@ export interface CommandSender {
  * names one is refused rather than answered without read-your-writes.
  */
 export function localCommandBus(commands: CommandService): CommandSender {
-  const noWaiter = {
-    waitFor: async () => {
-      throw new Error('the local command bus does not wait for projections: send the command without one');
-    },
-  };
-  const handlers = new Map<Function, ICommandHandler>([
+  const noWaiter = { waitFor: async () => false };
+  const handlers = new Map<unknown, ICommandHandler>([
     [DecideAndAppend, new DecideAndAppendHandler(commands, noWaiter, { readWaitMs: 0 })],
     [ClaimUniqueValues, new ClaimUniqueValuesHandler(commands)],
     [ClaimSessionName, new ClaimSessionNameHandler(commands)],
   ]);
   return {
     execute<R>(command: Command<R>): Promise<R> {
+      if (command instanceof DecideAndAppend && command.projection) {
+        // Checked before anything is appended: the caller must not be told of a write it did not ask for.
+        return Promise.reject(new Error('the local command bus does not wait for projections: send the command without one'));
+      }
       const handler = handlers.get(command.constructor);
       if (!handler) throw new Error(`no handler for ${command.constructor.name}`);
       return handler.execute(command) as Promise<R>;
