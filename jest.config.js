@@ -1,8 +1,8 @@
 // Unit and contract tests run from TypeScript through SWC; end-to-end tests start the built processes (npm test builds first).
 const swc = ['@swc/jest', { jsc: { parser: { syntax: 'typescript', decorators: true }, transform: { legacyDecorator: true, decoratorMetadata: true }, target: 'es2022' } }];
 const moduleNameMapper = {
-  '^@svc/(contracts|domain|infrastructure)$': '<rootDir>/libs/$1/src',
-  '^@svc/(contracts|domain|infrastructure)/(.*)$': '<rootDir>/libs/$1/src/$2',
+  '^@svc/(contracts|domain|infrastructure|application)$': '<rootDir>/libs/$1/src',
+  '^@svc/(contracts|domain|infrastructure|application)/(.*)$': '<rootDir>/libs/$1/src/$2',
 };
 // ESM-only packages (Octokit and its helpers) are compiled to CommonJS for jest, as Node 20.19+ loads them with require() itself.
 const esmOnly = ['@octokit', 'universal-user-agent', 'before-after-hook', 'json-with-bigint', 'fast-content-type-parse', 'content-type'];

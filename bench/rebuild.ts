@@ -8,7 +8,7 @@
 import 'reflect-metadata';
 import { performance } from 'node:perf_hooks';
 import { noteSpec } from '@svc/domain/notes/note.resource';
-import { projectionNamed, projectionServing } from '@svc/infrastructure/areas';
+import { projectionNamed, projectionServing } from '@svc/application/areas';
 import { SqliteEventStore } from '@svc/infrastructure/event-store/sqlite-event-store';
 import { rebuildProjection } from '@svc/infrastructure/projection/rebuild';
 import { SqliteReadStore } from '@svc/infrastructure/read-store/sqlite-read-store';

@@ -6,7 +6,7 @@ import * as path from 'node:path';
 import { HEARTBEAT_KEY, type Heartbeat } from '@svc/infrastructure/projection/heartbeat';
 import { createReadStore } from '@svc/infrastructure/read-store';
 import { dumpReadModels } from './support/read-models';
-import { PROJECTIONS } from '@svc/infrastructure/areas';
+import { PROJECTIONS } from '@svc/application/areas';
 import { CLI_MAIN, eventually, Stack, TEST_CONFIG } from './support/harness';
 
 const NOTES = 'svc.notes.v1.NotesService';

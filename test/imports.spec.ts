@@ -1,6 +1,8 @@
 /**
- * The import graph, checked statically: no module cycle anywhere in apps/, libs/ and bench/, and no
- * app (or the bench) reaching inside another app; what two apps share lives in libs/.
+ * The import graph, checked statically: no module cycle anywhere in apps/, libs/ and bench/, no app
+ * (or the bench) reaching inside another app (what two apps share lives in libs/), and the layers in
+ * order: apps over libs/application (the use cases both processes import) over libs/infrastructure
+ * (ports and adapters) over libs/domain and libs/contracts (pure; no I/O package).
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
@@ -18,7 +20,7 @@ function sources(dir: string): string[] {
 }
 
 function resolve(from: string, specifier: string): string | null {
-  const alias = /^@svc\/(contracts|domain|infrastructure)(?:\/(.*))?$/.exec(specifier);
+  const alias = /^@svc\/(contracts|domain|infrastructure|application)(?:\/(.*))?$/.exec(specifier);
   const base = alias ? path.join(ROOT, 'libs', alias[1], 'src', alias[2] ?? '') : specifier.startsWith('.') ? path.resolve(path.dirname(from), specifier) : null;
   if (base === null) return null;
   return [`${base}.ts`, path.join(base, 'index.ts')].find((candidate) => fs.existsSync(candidate)) ?? null;
@@ -89,6 +91,40 @@ describe('imports', () => {
     expect(crossing).toEqual([]);
   });
 
+  it('keep the layers in order: each lib imports only the libs below it (docs/decisions.md, "One application layer")', () => {
+    // What each lib may import besides itself; apps may import any lib.
+    const below: Record<string, string[]> = {
+      application: ['infrastructure', 'domain', 'contracts'],
+      infrastructure: ['domain', 'contracts'],
+      domain: ['contracts'],
+      contracts: ['domain'],
+    };
+    const upward: string[] = [];
+    for (const [file, imports] of graph) {
+      const [top, lib] = rel(file).split(path.sep);
+      if (top !== 'libs') continue;
+      for (const target of imports) {
+        const [targetTop, targetLib] = rel(target).split(path.sep);
+        if (targetTop === 'libs' && targetLib !== lib && !below[lib]?.includes(targetLib)) upward.push(`${rel(file)} -> ${rel(target)}`);
+      }
+    }
+    expect(upward).toEqual([]);
+  });
+
+  it('keep I/O out of libs/domain and libs/contracts (pure rules and the wire: no store, network, file or framework package)', () => {
+    const io = /^(node:)?(fs|net|http|https|http2|child_process|dgram|dns|tls|worker_threads|os)(\/|$)|^(better-sqlite3|mongodb|@eventstore\/|pg$|mysql2|@duckdb\/|@nestjs\/|fastify|@octokit\/|@slack\/|openai)/;
+    const impure: string[] = [];
+    for (const file of graph.keys()) {
+      const [top, lib] = rel(file).split(path.sep);
+      if (top !== 'libs' || (lib !== 'domain' && lib !== 'contracts')) continue;
+      const source = ts.createSourceFile(file, fs.readFileSync(file, 'utf8'), ts.ScriptTarget.ES2022);
+      source.forEachChild((node) => {
+        if (ts.isImportDeclaration(node) && ts.isStringLiteral(node.moduleSpecifier) && io.test(node.moduleSpecifier.text)) impure.push(`${rel(file)} -> ${node.moduleSpecifier.text}`);
+      });
+    }
+    expect(impure).toEqual([]);
+  });
+
   it('load reflect-metadata themselves wherever class-transformer is used (a spec may load a DTO first)', () => {
     const packages = (file: string) => [...fs.readFileSync(file, 'utf8').matchAll(/^import (?:[^'";]* from )?'([^'.][^']*)';$/gm)].map((m) => m[1]);
     const bare = [...graph.keys()].filter((file) => {
@@ -105,6 +141,7 @@ describe('imports', () => {
 
   it('are all resolved to files that exist (the check above sees every local import)', () => {
     expect(graph.size).toBeGreaterThan(100);
+    expect(['application', 'infrastructure', 'domain', 'contracts'].every((lib) => [...graph.keys()].some((file) => rel(file).startsWith(`libs${path.sep}${lib}${path.sep}`)))).toBe(true);
     expect(APPS.every((app) => [...graph.keys()].some((file) => rel(file).startsWith(`apps${path.sep}${app}${path.sep}`)))).toBe(true);
   });
 });

@@ -12,7 +12,7 @@ import { Projector } from '@svc/infrastructure/projection/projector';
 import { SqliteReadStore } from '@svc/infrastructure/read-store';
 import type { Doc } from '@svc/infrastructure/read-store/read-store.port';
 import { Faults, FaultyEventStore, FaultyReadStore, InjectedFault, seeded } from '@svc/infrastructure/testing/faulty-stores';
-import { PROJECTIONS } from '@svc/infrastructure/areas';
+import { PROJECTIONS } from '@svc/application/areas';
 import { sleep } from './support/harness';
 
 /**

@@ -1,6 +1,6 @@
 import { Global, Module } from '@nestjs/common';
 import { APP_FILTER, APP_GUARD } from '@nestjs/core';
-import { CqrsModule } from '@nestjs/cqrs';
+import { ApplicationModule } from '@svc/application/application.module';
 import type { Settings } from '@svc/infrastructure/config/env';
 import { InfrastructureModule } from '@svc/infrastructure/nest/infrastructure.module';
 import { AgentSlosModule } from './agentslos/agentslos.module';
@@ -12,7 +12,7 @@ import { AuthModule } from './auth/auth.module';
 import { CatalogModule } from './catalog/catalog.module';
 import { ChatModule } from './chat/chat-events.controller';
 import { ConnectionsModule } from './connections/connections.module';
-import { CQRS_HANDLERS } from './cqrs/handlers';
+import { QUERY_HANDLERS } from './cqrs/handlers';
 import { DeploymentsModule } from './deployments/deployments.module';
 import { DeploymonitorModule } from './deploymonitor/deploymonitor.module';
 import { HealthModule } from './health/health.controller';
@@ -37,12 +37,12 @@ import { SkillsBundlesModule } from './skillsbundles/skills-bundles.module';
 import { TriggersModule } from './triggers/triggers.module';
 import { WatchModule } from './watch/watch.module';
 
-/** Shared mechanisms every area module uses: the buses, the method registry, the resource kit. */
+/** Shared mechanisms every area module uses: the buses (the application layer's), the method registry, the resource kit. */
 @Global()
 @Module({
-  imports: [CqrsModule.forRoot(), AuthModule],
-  providers: [MethodRegistry, ResourceKit, ...CQRS_HANDLERS],
-  exports: [MethodRegistry, ResourceKit, CqrsModule],
+  imports: [ApplicationModule, AuthModule],
+  providers: [MethodRegistry, ResourceKit, ...QUERY_HANDLERS],
+  exports: [MethodRegistry, ResourceKit, ApplicationModule],
 })
 class ApiCoreModule {}
 

@@ -5,6 +5,7 @@ import { hostname } from 'node:os';
 import type { Settings } from '@svc/infrastructure/config/env';
 import { type EventStore, positionToString } from '@svc/infrastructure/event-store/event-store.port';
 import { InfrastructureModule } from '@svc/infrastructure/nest/infrastructure.module';
+import { ApplicationModule } from '@svc/application/application.module';
 import { EVENT_STORE, READ_STORE, SETTINGS } from '@svc/infrastructure/nest/tokens';
 import {
   HEARTBEAT_KEY,
@@ -18,12 +19,8 @@ import { describeError } from '@svc/infrastructure/projection/supervisor';
 import type { ReadStore } from '@svc/infrastructure/read-store/read-store.port';
 import { metricsRegistry, metricsText } from '@svc/infrastructure/observability/metrics';
 import { registerProgressMetrics } from '@svc/infrastructure/observability/progress-metrics';
-import { PROJECTIONS } from '@svc/infrastructure/areas';
-import { AgentRuntimeService } from './reactors/agent-runtime.service';
-import { InvestigationStatusService } from './reactors/investigation-status.service';
-import { IssueReactorService } from './reactors/issue-reactor.service';
-import { TriggerReactorsService } from './reactors/trigger-reactors.service';
-import { UploadSweepService } from './reactors/upload-sweep.service';
+import { CHECKPOINTED_REACTORS, PROJECTIONS } from '@svc/application/areas';
+import { ReactorsService } from './reactors.service';
 
 const HEARTBEAT_MS = 1000;
 // Defined beside the heartbeat so the CLI can use them without loading Nest.
@@ -51,6 +48,7 @@ export class ProjectorService implements OnApplicationBootstrap, OnApplicationSh
       events,
       reads,
       projections: PROJECTIONS.map((p) => p.name),
+      reactors: CHECKPOINTED_REACTORS,
       sequencePositions: !settings.eventStoreUrl,
     });
   }
@@ -164,8 +162,8 @@ export class ProjectorService implements OnApplicationBootstrap, OnApplicationSh
 
 export function projectorModule(settings: Settings) {
   @Module({
-    imports: [InfrastructureModule.forRoot(settings)],
-    providers: [ProjectorService, AgentRuntimeService, InvestigationStatusService, TriggerReactorsService, IssueReactorService, UploadSweepService],
+    imports: [InfrastructureModule.forRoot(settings), ApplicationModule],
+    providers: [ProjectorService, ReactorsService],
   })
   class ProjectorModule {}
   return ProjectorModule;

@@ -1,9 +1,9 @@
 import { Injectable, Module, type OnModuleInit } from '@nestjs/common';
-import { AREAS } from '@svc/infrastructure/areas';
+import { AREAS } from '@svc/application/areas';
 import { ResourceKit } from '../resource-kit/resource-kit';
 
 /**
- * Every kit resource of every area (libs/infrastructure/src/areas), registered in one place: a plain
+ * Every kit resource of every area (libs/application/src/areas), registered in one place: a plain
  * area needs no module of its own. Areas with methods beyond the kit's add a module for those only.
  */
 @Injectable()

@@ -13,13 +13,13 @@ import { ARTIFACT_UPLOADED, UPLOAD_USAGE_STORE, type UploadEvent, uploadStreamId
 import { isHeld, notUploaded, type UploadCommand, uploadsDecider, type UploadState } from '@svc/domain/investigations/uploads.decider';
 import type { Actor } from '@svc/domain/shared/decider';
 import { DomainError, invalid } from '@svc/domain/shared/domain-error';
-import { usageDocId } from '@svc/infrastructure/areas/investigations';
+import { usageDocId } from '@svc/application/areas/investigations';
 import { BLOB_STORE, type BlobStore, uploadBlobKey } from '@svc/infrastructure/blobs';
 import { CommandService } from '@svc/infrastructure/commands/command-service';
 import type { Settings } from '@svc/infrastructure/config/env';
 import { READ_STORE, SETTINGS } from '@svc/infrastructure/nest/tokens';
 import type { ReadStore } from '@svc/infrastructure/read-store/read-store.port';
-import { DecideAndAppend } from '../cqrs/decide-and-append';
+import { DecideAndAppend } from '@svc/application/commands/decide-and-append';
 import { MAX_ARTIFACT_BYTES } from './artifact-limits';
 
 /** The projection serving uploads (and CreateInvestigation): a command answers once it has caught up. */

@@ -5,7 +5,7 @@ import { userSubjectProblem } from '@svc/domain/organizations/user-subject';
 import { type AccessCommand, accessDecider, type AccessEvent, type AccessState, memberPermissions } from '@svc/domain/roles/access.decider';
 import { DomainError } from '@svc/domain/shared/domain-error';
 import { TokenRejected, type TrustedIssuers } from '@svc/infrastructure/auth/trusted-issuers';
-import { DecideAndAppend } from '../cqrs/decide-and-append';
+import { DecideAndAppend } from '@svc/application/commands/decide-and-append';
 import { BEARER_ISSUERS, ORG_CLAIMS } from './auth.providers';
 import { CredentialsService } from './credentials.service';
 import type { Principal } from './principal';

@@ -5,7 +5,7 @@ import * as secretHash from '@svc/infrastructure/auth/secret-hash';
 import { needsRehash, verifySecret } from '@svc/infrastructure/auth/secret-hash';
 import { ACCESS_STAMP, docId } from '@svc/infrastructure/projection/projection';
 import type { Doc, ReadStore } from '@svc/infrastructure/read-store/read-store.port';
-import type { DecideAndAppend } from '../cqrs/decide-and-append';
+import type { DecideAndAppend } from '@svc/application/commands/decide-and-append';
 import { authLimitSettings } from '@svc/infrastructure/config/env';
 import { AuthLimits } from './auth-limits';
 import { CredentialsService } from './credentials.service';

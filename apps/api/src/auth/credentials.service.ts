@@ -8,7 +8,7 @@ import { authVerifications } from '@svc/infrastructure/observability/metrics';
 import { ACCESS_STAMP, docId } from '@svc/infrastructure/projection/projection';
 import type { Doc, ReadStore } from '@svc/infrastructure/read-store/read-store.port';
 import { READ_STORE } from '@svc/infrastructure/nest/tokens';
-import { DecideAndAppend } from '../cqrs/decide-and-append';
+import { DecideAndAppend } from '@svc/application/commands/decide-and-append';
 import { AuthLimits } from './auth-limits';
 import type { Principal } from './principal';
 

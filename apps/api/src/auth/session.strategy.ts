@@ -3,7 +3,7 @@ import { PassportStrategy } from '@nestjs/passport';
 import { agentSpec } from '@svc/domain/agents/agent.resource';
 import { SessionTokens } from '@svc/infrastructure/auth/session-tokens';
 import { TokenRejected, type TrustedIssuers } from '@svc/infrastructure/auth/trusted-issuers';
-import { SESSIONS } from '@svc/infrastructure/areas/sessions/sessions.projection';
+import { SESSIONS } from '@svc/application/areas/sessions/sessions.projection';
 import { READ_STORE } from '@svc/infrastructure/nest/tokens';
 import { docId } from '@svc/infrastructure/projection/projection';
 import type { ReadStore } from '@svc/infrastructure/read-store/read-store.port';

@@ -11,7 +11,7 @@ import { HandleChatEventResponse } from '@svc/contracts/connections/connections.
 import { DomainError, invalid } from '@svc/domain/shared/domain-error';
 import { isPlainObject, type JsonObject } from '@svc/domain/shared/json-path';
 import { CHAT_CONNECTION_TYPE } from '@svc/domain/triggers/chat-connection';
-import { chatConnectionsOfTeam } from '@svc/infrastructure/areas/connections/chat-connections';
+import { chatConnectionsOfTeam } from '@svc/application/areas/connections/chat-connections';
 import { READ_STORE } from '@svc/infrastructure/nest/tokens';
 import { checkChatSignature, SIGNATURE_HEADER, TIMESTAMP_HEADER, type SignatureCheck } from '@svc/infrastructure/integrations/chat/signature';
 import type { ReadStore } from '@svc/infrastructure/read-store/read-store.port';

@@ -1,6 +1,4 @@
-import { ClaimUniqueValuesHandler } from './claim-unique-values';
-import { DecideAndAppendHandler } from './decide-and-append';
 import { GetDocumentHandler, ListDocumentsHandler } from './queries';
 
-/** The api's command and query handlers: the one write path (claims, then decide and append) and the reads. */
-export const CQRS_HANDLERS = [ClaimUniqueValuesHandler, DecideAndAppendHandler, GetDocumentHandler, ListDocumentsHandler];
+/** The api's query handlers (the reads); the command handlers are the application layer's (ApplicationModule). */
+export const QUERY_HANDLERS = [GetDocumentHandler, ListDocumentsHandler];

@@ -15,7 +15,7 @@ export class ListResourceHistoryRequest {
   @IsOptional() @IsString() pageToken?: string;
 }
 
-/** One event of a resource's history (libs/infrastructure/src/history/resource-history.ts, HistoryEntry). */
+/** One event of a resource's history (libs/application/src/history/resource-history.ts, HistoryEntry). */
 export class HistoryEvent {
   /** The event's id as the watch streams show it. */
   @IsString() position!: string;

@@ -15,7 +15,7 @@ import { resourceStreamId, storeOf, type References } from '@svc/domain/shared/r
 import type { Handled } from '@svc/infrastructure/commands/command-service';
 import { READ_STORE } from '@svc/infrastructure/nest/tokens';
 import type { ReadStore } from '@svc/infrastructure/read-store/read-store.port';
-import { DecideAndAppend } from '../cqrs/decide-and-append';
+import { DecideAndAppend } from '@svc/application/commands/decide-and-append';
 import { ResourceReferences } from '../resource-kit/references';
 
 const NAMESPACE = '0b7b3c52-5f7e-4a8e-9a57-6e0f4c1d2a91';

@@ -32,7 +32,7 @@ import { READ_STORE } from '@svc/infrastructure/nest/tokens';
 import type { ReadStore } from '@svc/infrastructure/read-store/read-store.port';
 import { MAX_INVESTIGATION_ARTIFACT_BYTES } from '../artifacts/artifact-limits';
 import { Uploads } from '../artifacts/uploads';
-import { DecideAndAppend } from '../cqrs/decide-and-append';
+import { DecideAndAppend } from '@svc/application/commands/decide-and-append';
 import { ResourceKit } from '../resource-kit/resource-kit';
 import { ResourceReferences } from '../resource-kit/references';
 import { chooseId, type ResourceRequest } from '../resource-kit/request-envelopes';

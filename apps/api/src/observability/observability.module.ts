@@ -1,7 +1,7 @@
 import { Controller, type DynamicModule, Get, Inject, Module, Res } from '@nestjs/common';
 import { APP_INTERCEPTOR } from '@nestjs/core';
 import type { FastifyReply } from 'fastify';
-import { PROJECTIONS } from '@svc/infrastructure/areas';
+import { CHECKPOINTED_REACTORS, PROJECTIONS } from '@svc/application/areas';
 import type { Settings } from '@svc/infrastructure/config/env';
 import type { EventStore } from '@svc/infrastructure/event-store/event-store.port';
 import { EVENT_STORE, READ_STORE, SETTINGS } from '@svc/infrastructure/nest/tokens';
@@ -24,7 +24,7 @@ export class MetricsController {
    */
   constructor(@Inject(EVENT_STORE) events: EventStore, @Inject(READ_STORE) reads: ReadStore, @Inject(SETTINGS) settings: Settings) {
     registerApiMetrics();
-    registerProgressMetrics(metricsRegistry, { events, reads, projections: PROJECTIONS.map((p) => p.name), sequencePositions: !settings.eventStoreUrl });
+    registerProgressMetrics(metricsRegistry, { events, reads, projections: PROJECTIONS.map((p) => p.name), reactors: CHECKPOINTED_REACTORS, sequencePositions: !settings.eventStoreUrl });
   }
 
   @Public()

@@ -1,7 +1,7 @@
 import { Controller, Get, Header, Injectable, Module, type OnApplicationBootstrap } from '@nestjs/common';
 import { DiscoveryModule, DiscoveryService, Reflector } from '@nestjs/core';
 import { SPEC_METHODS, type SpecMethod, specMethodKey } from '@svc/contracts/catalog';
-import { AREAS } from '@svc/infrastructure/areas';
+import { AREAS } from '@svc/application/areas';
 import type { JsonSchema } from '@svc/infrastructure/openapi/dto-schema';
 import { type DocumentedMethod, openApiDocument } from '@svc/infrastructure/openapi/openapi-document';
 import * as fs from 'node:fs';

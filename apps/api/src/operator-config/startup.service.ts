@@ -2,8 +2,8 @@ import { Inject, Injectable, Logger, Module, type OnApplicationBootstrap } from 
 import { randomBytes } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { CommandService } from '@svc/infrastructure/commands/command-service';
-import { applyOperatorConfig } from '@svc/infrastructure/config/apply';
+import { CommandBus } from '@nestjs/cqrs';
+import { applyOperatorConfig } from '@svc/application/config/apply';
 import type { Settings } from '@svc/infrastructure/config/env';
 import { loadOperatorConfig, type OperatorConfig, parseOperatorConfig } from '@svc/infrastructure/config/operator-config';
 import { SecretBox } from '@svc/infrastructure/config/secrets';
@@ -37,14 +37,14 @@ export class StartupService implements OnApplicationBootstrap {
   constructor(
     @Inject(SETTINGS) private readonly settings: Settings,
     @Inject(READ_STORE) private readonly reads: ReadStore,
-    private readonly commands: CommandService,
+    private readonly bus: CommandBus,
     private readonly state: StartupState,
   ) {}
 
   async onApplicationBootstrap(): Promise<void> {
     const config = this.settings.configFile ? loadOperatorConfig(this.settings.configFile) : this.demoConfig();
     const secrets = SecretBox.fromEnvironment(this.settings.dataDir);
-    const result = await applyOperatorConfig(config, { commands: this.commands, reads: this.reads, secrets });
+    const result = await applyOperatorConfig(config, { bus: this.bus, reads: this.reads, secrets });
     this.state.configPosition = result.position ? positionToString(result.position) : null;
     this.logger.log(`operator configuration applied: ${result.changes} change(s), ${config.organizations.length} organization(s)`);
     this.state.ready = true;

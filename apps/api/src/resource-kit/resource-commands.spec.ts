@@ -1,8 +1,8 @@
 import type { CommandBus } from '@nestjs/cqrs';
 import type { Actor } from '@svc/domain/shared/decider';
 import type { ResourceCommand, ResourceSpec } from '@svc/domain/shared/resource';
-import { ClaimUniqueValues } from '../cqrs/claim-unique-values';
-import { DecideAndAppend } from '../cqrs/decide-and-append';
+import { ClaimUniqueValues } from '@svc/application/commands/claim-unique-values';
+import { DecideAndAppend } from '@svc/application/commands/decide-and-append';
 import { ResourceCommands } from './resource-commands';
 
 const spec = (unique?: string[]): ResourceSpec =>

@@ -9,8 +9,8 @@ import type { Decider } from '@svc/domain/shared/decider';
 import { resourceStreamId, storeOf, type Resource, type ResourceCommand, type ResourceEvent, type ResourceSpec, type ResourceState } from '@svc/domain/shared/resource';
 import { resourceDecider } from '@svc/domain/shared/resource.decider';
 import type { Handled } from '@svc/infrastructure/commands/command-service';
-import { ClaimUniqueValues, type ClaimingCommand } from '../cqrs/claim-unique-values';
-import { DecideAndAppend } from '../cqrs/decide-and-append';
+import { ClaimUniqueValues, type ClaimingCommand } from '@svc/application/commands/claim-unique-values';
+import { DecideAndAppend } from '@svc/application/commands/decide-and-append';
 
 interface Row {
   /** Appends with expected revision "no stream" without reading first: an existing one answers ALREADY_EXISTS. */

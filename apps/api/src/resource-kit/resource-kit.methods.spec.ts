@@ -21,7 +21,7 @@ import { resourceProjection } from '@svc/infrastructure/projection/resource.proj
 import { toProjected } from '@svc/infrastructure/projection/apply-page';
 import { SqliteReadStore } from '@svc/infrastructure/read-store';
 import type { Principal } from '../auth/principal';
-import { DecideAndAppend } from '../cqrs/decide-and-append';
+import { DecideAndAppend } from '@svc/application/commands/decide-and-append';
 import { GetDocumentHandler, GetDocumentQuery, ListDocumentsHandler, ListDocumentsQuery } from '../cqrs/queries';
 import { MethodRegistry } from '../http/method-registry';
 import { ResourceKit } from './resource-kit';

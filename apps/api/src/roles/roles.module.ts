@@ -22,7 +22,7 @@ import { decodePageToken, encodePageToken, pageSize, queryFingerprint } from '@s
 import type { ReadStore } from '@svc/infrastructure/read-store/read-store.port';
 import { randomUUID } from 'node:crypto';
 import { actorOf, type Principal } from '../auth/principal';
-import { DecideAndAppend } from '../cqrs/decide-and-append';
+import { DecideAndAppend } from '@svc/application/commands/decide-and-append';
 import { MethodRegistry } from '../http/method-registry';
 import { defineMethod, getMethod, listMethod, type ServiceSettings } from '../resource-kit/method-builders';
 import { maskScope, nameRule, type MaskRules } from '../resource-kit/request-envelopes';

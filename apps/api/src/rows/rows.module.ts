@@ -1,7 +1,7 @@
 import { Injectable, Module, type OnModuleInit } from '@nestjs/common';
 import { INGEST_ROWS, IngestRowsRequest, IngestRowsResponse, ROWS_PERMISSION, ROWS_PRESERVE_KEYS, ROWS_SERVICE } from '@svc/contracts/rows/rows.contract';
-import { CommandService } from '@svc/infrastructure/commands/command-service';
-import { ingestRows } from '@svc/infrastructure/rows/ingest-rows';
+import { CommandBus } from '@nestjs/cqrs';
+import { ingestRows } from '@svc/application/rows/ingest-rows';
 import { actorOf } from '../auth/principal';
 import { MethodRegistry } from '../http/method-registry';
 import { defineMethod } from '../resource-kit/method-builders';
@@ -14,14 +14,14 @@ import { defineMethod } from '../resource-kit/method-builders';
 class RowsMethods implements OnModuleInit {
   constructor(
     private readonly registry: MethodRegistry,
-    private readonly commands: CommandService,
+    private readonly bus: CommandBus,
   ) {}
 
   onModuleInit(): void {
     const service = { service: ROWS_SERVICE, permission: ROWS_PERMISSION, preserveKeysUnder: ROWS_PRESERVE_KEYS };
     this.registry.register(
       defineMethod(service, INGEST_ROWS, { request: IngestRowsRequest, response: IngestRowsResponse }, 'write', async ({ principal, request }) => {
-        const { ingestion, table, rowCount } = await ingestRows(this.commands, actorOf(principal), request);
+        const { ingestion, table, rowCount } = await ingestRows(this.bus, actorOf(principal), request);
         return { ingestion, table, rowCount };
       }),
     );

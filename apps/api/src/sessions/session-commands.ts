@@ -1,27 +1,25 @@
 /**
- * The session write path: every session command goes down the command bus (DecideAndAppend on the
- * session stream, waiting for the sessions projection). Creating a session (CreateSession, Write
- * with parent, LaunchBacktest) is three steps: decide it once without appending (bad input claims
- * nothing), claim its name globally, then start its stream.
+ * The session write path of the api: every session command goes down the command bus (DecideAndAppend
+ * on the session stream, waiting for the sessions projection). Creating a session (CreateSession,
+ * Write with parent, LaunchBacktest, InvokeTrigger) resolves the parent and the ID from the request,
+ * then starts the session as every process does (libs/application/src/sessions/start-session.ts).
  */
 import { Inject, Injectable } from '@nestjs/common';
 import { CommandBus } from '@nestjs/cqrs';
 import { sessionsApi } from '@svc/contracts/sessions/sessions.contract';
-import { sessionStreamId, type SessionEvent } from '@svc/contracts/sessions/session.events';
 import { agentSpec } from '@svc/domain/agents/agent.resource';
 import type { Actor } from '@svc/domain/shared/decider';
 import type { JsonObject } from '@svc/domain/shared/json-path';
 import { storeOf } from '@svc/domain/shared/resource';
-import { sessionDecider, sessionNameOf, type MessagesInput, type SessionCommand, type SessionState } from '@svc/domain/sessions/session.decider';
+import type { MessagesInput, SessionCommand, SessionState } from '@svc/domain/sessions/session.decider';
 import { sessionSpec } from '@svc/domain/sessions/session.resource';
 import type { Handled } from '@svc/infrastructure/commands/command-service';
 import type { Settings } from '@svc/infrastructure/config/env';
 import { READ_STORE, SETTINGS } from '@svc/infrastructure/nest/tokens';
 import type { ReadStore } from '@svc/infrastructure/read-store/read-store.port';
-import { DecideAndAppend } from '../cqrs/decide-and-append';
+import { sessionCommand, startSession } from '@svc/application/sessions/start-session';
 import { ResourceReferences } from '../resource-kit/references';
 import { chooseId, type ResourceRequest } from '../resource-kit/request-envelopes';
-import { ClaimSessionName } from './claim-session-name';
 
 export interface NewSession {
   parent: unknown;
@@ -51,29 +49,22 @@ export class SessionCommands {
     const parent = await this.references.existing(agentSpec, actor.org, session.parent, 'parent', true);
     const agent = await this.references.read(storeOf(agentSpec), actor.org, parent);
     const id = chooseId(sessionSpec, sessionsApi, { sessionId: session.sessionId, requestId } as ResourceRequest, actor);
-    const name = sessionNameOf(parent, id);
-    const command: SessionCommand = {
-      type: 'CreateSession',
+    const started = await startSession(this.bus, {
       actor,
+      requestId,
       id,
       parent,
+      agent,
       settings: session.settings,
-      refs: new Map([[parent, agent]]),
       typeHost: this.typeHost,
       initialMessages: session.initialMessages,
       write: session.write,
-    };
-    await this.send(name, requestId, command, { dryRun: true });
-    await this.bus.execute(new ClaimSessionName(name, actor, requestId));
-    return (await this.send(name, requestId, command, { create: true })).state;
+      waitFor: storeOf(sessionSpec),
+    });
+    return started.state;
   }
 
   send(name: string, requestId: string | undefined, command: SessionCommand, options: { create?: boolean; dryRun?: boolean } = {}): Promise<Handled<SessionState>> {
-    return this.bus.execute(
-      new DecideAndAppend<SessionState, SessionCommand, SessionEvent>(
-        { decider: sessionDecider, streamId: sessionStreamId(command.actor.org, name), command, context: { actor: command.actor, requestId }, ...options },
-        storeOf(sessionSpec),
-      ),
-    );
+    return this.bus.execute(sessionCommand(name, requestId, command, { ...options, waitFor: storeOf(sessionSpec) }));
   }
 }

@@ -6,7 +6,7 @@ import { Inject } from '@nestjs/common';
 import { Query, QueryHandler, type IQueryHandler } from '@nestjs/cqrs';
 import { MAX_READ_MESSAGES, type ReadResponse, sessionsApi, type SessionListRequest } from '@svc/contracts/sessions/sessions.contract';
 import { DomainError, invalid } from '@svc/domain/shared/domain-error';
-import { SESSION_MESSAGES, SESSIONS } from '@svc/infrastructure/areas/sessions/sessions.projection';
+import { SESSION_MESSAGES, SESSIONS } from '@svc/application/areas/sessions/sessions.projection';
 import { READ_STORE } from '@svc/infrastructure/nest/tokens';
 import { docId } from '@svc/infrastructure/projection/projection';
 import { compileFilter } from '@svc/infrastructure/query';

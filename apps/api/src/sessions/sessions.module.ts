@@ -27,7 +27,6 @@ import { MethodRegistry, type MethodCall } from '../http/method-registry';
 import { defineMethod, listMethod } from '../resource-kit/method-builders';
 import { ResourceReferences } from '../resource-kit/references';
 import { nameChecker, nameRule } from '../resource-kit/request-envelopes';
-import { ClaimSessionNameHandler } from './claim-session-name';
 import { SessionCommands } from './session-commands';
 import { describe, incognitoScope, ReadSessionHandler, ReadSessionQuery, SESSION_LIST } from './session-reads';
 
@@ -129,5 +128,5 @@ function createdName(state: SessionState): string {
   return name;
 }
 
-@Module({ providers: [SessionMethods, SessionCommands, ClaimSessionNameHandler, ReadSessionHandler] })
+@Module({ providers: [SessionMethods, SessionCommands, ReadSessionHandler] })
 export class SessionsModule {}

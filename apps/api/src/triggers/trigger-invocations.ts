@@ -7,6 +7,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { Inject, Injectable } from '@nestjs/common';
+import { CommandBus } from '@nestjs/cqrs';
 import { agentSpec } from '@svc/domain/agents/agent.resource';
 import { failedPrecondition } from '@svc/domain/shared/domain-error';
 import type { Actor } from '@svc/domain/shared/decider';
@@ -30,9 +31,9 @@ import {
 import { triggerSpec } from '@svc/domain/triggers/trigger.resource';
 import { CommandService } from '@svc/infrastructure/commands/command-service';
 import { READ_STORE } from '@svc/infrastructure/nest/tokens';
-import { TriggerFire } from '@svc/infrastructure/reactors/trigger-fire';
+import { TriggerFire } from '@svc/application/triggers/trigger-fire';
 import type { ReadStore } from '@svc/infrastructure/read-store/read-store.port';
-import { chatConnectionsOfTeam } from '@svc/infrastructure/areas/connections/chat-connections';
+import { chatConnectionsOfTeam } from '@svc/application/areas/connections/chat-connections';
 import { ResourceReferences } from '../resource-kit/references';
 import { SessionCommands } from '../sessions/session-commands';
 
@@ -58,10 +59,11 @@ export class TriggerInvocations {
   constructor(
     private readonly sessions: SessionCommands,
     @Inject(READ_STORE) private readonly reads: ReadStore,
+    bus: CommandBus,
     commands: CommandService,
   ) {
     this.references = new ResourceReferences(reads);
-    this.firing = new TriggerFire(commands, sessions.typeHost);
+    this.firing = new TriggerFire(bus, commands, sessions.typeHost);
   }
 
   /**

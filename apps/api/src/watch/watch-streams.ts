@@ -1,6 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { positionFromString } from '@svc/infrastructure/event-store/event-store.port';
-import { watchFilter, type WatchedEvent } from '@svc/infrastructure/history/event-view';
+import { watchFilter, type WatchedEvent } from '@svc/application/history/event-view';
 import { CommittedFeed, followCommitted, type CommittedBatch } from '@svc/infrastructure/notifications/committed-feed';
 import { EventIdCodec } from '@svc/infrastructure/notifications/event-ids';
 import type { BusNotification } from '@svc/infrastructure/notifications/notification-bus.port';

@@ -1,7 +1,7 @@
 import { EVENT_STREAM } from '@svc/contracts/shared/responses';
 import { Inject, Injectable, Module, type OnModuleDestroy, type OnModuleInit } from '@nestjs/common';
 import { EVENT_STORE, type EventStore } from '@svc/infrastructure/event-store/event-store.port';
-import { watchNotifications } from '@svc/infrastructure/history/event-view';
+import { watchNotifications } from '@svc/application/history/event-view';
 import { CommittedFeed } from '@svc/infrastructure/notifications/committed-feed';
 import type { Settings } from '@svc/infrastructure/config/env';
 import { SETTINGS } from '@svc/infrastructure/nest/tokens';

@@ -1,5 +1,5 @@
 import { comparePositions, type Position, type RecordedEvent, START } from '@svc/infrastructure/event-store/event-store.port';
-import { historyTarget } from '@svc/infrastructure/history/targets';
+import { historyTarget } from '@svc/application/history/targets';
 import { type Context, UsageError } from '../context';
 import { type EventView, renderEvent, viewOf } from './event-view';
 
@@ -49,7 +49,7 @@ async function findTrail(ctx: Context, org: string, resource: string): Promise<{
     records.sort((a, b) => comparePositions(a.position, b.position));
     return { streams: [...new Set(records.map((r) => r.streamId))], records };
   }
-  // The stream the api's history reads (libs/infrastructure/src/history): every area's resources by their spec.
+  // The stream the api's history reads (libs/application/src/history): every area's resources by their spec.
   const target = historyTarget(org, resource);
   const candidates = [...(target ? [target.stream] : []), ...OTHER_CATEGORIES.map((category) => `${category}-${org}:${resource}`)];
   for (const stream of candidates) {

@@ -1,10 +1,11 @@
+import { localCommandBus } from '@svc/application/commands/command-sender';
 import { CommandService } from '@svc/infrastructure/commands/command-service';
-import { applyOperatorConfig } from '@svc/infrastructure/config/apply';
+import { applyOperatorConfig } from '@svc/application/config/apply';
 import { loadOperatorConfig, operatorConfigJsonSchema } from '@svc/infrastructure/config/operator-config';
 import { SecretBox } from '@svc/infrastructure/config/secrets';
 import { comparePositions, type Position } from '@svc/infrastructure/event-store/event-store.port';
 import type { ReadStore } from '@svc/infrastructure/read-store/read-store.port';
-import { PROJECTIONS } from '@svc/infrastructure/areas';
+import { PROJECTIONS } from '@svc/application/areas';
 import { type Context, showPosition, UsageError } from '../context';
 import { projectorState } from './projections';
 
@@ -25,7 +26,7 @@ export async function configApply(ctx: Context, file: string | undefined): Promi
   const config = loadOperatorConfig(file);
   const reads = await ctx.reads();
   const result = await applyOperatorConfig(config, {
-    commands: new CommandService(ctx.events()),
+    bus: localCommandBus(new CommandService(ctx.events())),
     reads,
     secrets: SecretBox.fromEnvironment(ctx.settings.dataDir),
   });

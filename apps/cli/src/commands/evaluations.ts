@@ -6,7 +6,9 @@ import type { Actor } from '@svc/domain/shared/decider';
 import { DomainError } from '@svc/domain/shared/domain-error';
 import { resourceStreamId, type Resource, type ResourceCommand } from '@svc/domain/shared/resource';
 import { resourceDecider } from '@svc/domain/shared/resource.decider';
-import { projectionServing } from '@svc/infrastructure/areas';
+import { projectionServing } from '@svc/application/areas';
+import { localCommandBus } from '@svc/application/commands/command-sender';
+import { DecideAndAppend } from '@svc/application/commands/decide-and-append';
 import { CommandService } from '@svc/infrastructure/commands/command-service';
 import { docId } from '@svc/infrastructure/projection/projection';
 import { parseRequest } from '@svc/infrastructure/requests/parse-request';
@@ -44,12 +46,14 @@ export async function recordEvaluation(ctx: Context, org: string | undefined, fi
   const id = request.deploymentMonitorEvaluationId;
   const actor: Actor = { org, actor: CLI_ACTOR, subject: CLI_ACTOR, permissions: [...PERMISSIONS], now: new Date().toISOString() };
   const command: ResourceCommand = { type: 'Put', actor, id, resource: { ...request.deploymentMonitorEvaluation } };
-  const result = await new CommandService(ctx.events()).handle({
-    decider: resourceDecider(evaluationSpec),
-    streamId: resourceStreamId(evaluationSpec, org, `${evaluationSpec.collection}/${id}`),
-    command,
-    context: { actor, requestId: request.requestId },
-  });
+  const result = await localCommandBus(new CommandService(ctx.events())).execute(
+    new DecideAndAppend({
+      decider: resourceDecider(evaluationSpec),
+      streamId: resourceStreamId(evaluationSpec, org, `${evaluationSpec.collection}/${id}`),
+      command,
+      context: { actor, requestId: request.requestId },
+    }),
+  );
   const projected = result.position === null || (await waitProjected(reads, result.position, [projectionServing(evaluationSpec)]));
   const report: RecordResult = {
     evaluation: result.state.resource as Resource,

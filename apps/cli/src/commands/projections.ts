@@ -13,7 +13,7 @@ import type { Projection } from '@svc/infrastructure/projection/projection';
 import { rebuildProjection, type RebuildProgress } from '@svc/infrastructure/projection/rebuild';
 import { replayParked as replay, type ReplayOutcome } from '@svc/infrastructure/projection/replay-parked';
 import type { ReadStore } from '@svc/infrastructure/read-store/read-store.port';
-import { PROJECTIONS } from '@svc/infrastructure/areas';
+import { PROJECTIONS } from '@svc/application/areas';
 import { type Context, showPosition, table, UsageError } from '../context';
 import { ProgressReporter } from './progress';
 

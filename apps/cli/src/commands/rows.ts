@@ -3,10 +3,11 @@ import { IngestRowsRequest, ROWS_PRESERVE_KEYS } from '@svc/contracts/rows/rows.
 import { PERMISSIONS } from '@svc/contracts/roles/permissions';
 import type { Actor } from '@svc/domain/shared/decider';
 import { DomainError } from '@svc/domain/shared/domain-error';
+import { localCommandBus } from '@svc/application/commands/command-sender';
 import { CommandService } from '@svc/infrastructure/commands/command-service';
 import { docId } from '@svc/infrastructure/projection/projection';
 import { parseRequest } from '@svc/infrastructure/requests/parse-request';
-import { ingestRows } from '@svc/infrastructure/rows/ingest-rows';
+import { ingestRows } from '@svc/application/rows/ingest-rows';
 import { type Context, UsageError } from '../context';
 import { CLI_ACTOR } from './evaluations';
 
@@ -29,6 +30,6 @@ export async function ingestRowsCommand(ctx: Context, org: string | undefined, f
     throw new DomainError('NOT_FOUND', `organization '${org}' not found`);
   }
   const actor: Actor = { org, actor: CLI_ACTOR, subject: CLI_ACTOR, permissions: [...PERMISSIONS], now: new Date().toISOString() };
-  const result = await ingestRows(new CommandService(ctx.events()), actor, request);
+  const result = await ingestRows(localCommandBus(new CommandService(ctx.events())), actor, request);
   ctx.print(result, (r) => `${r.ingestion}: ${r.rowCount} row(s) of ${r.table} ${r.appended ? 'ingested' : 'already ingested (same request_id)'}`);
 }

@@ -1,6 +1,6 @@
 /**
  * Issues (spec part 3, "Issue"): read-only through the API, created by agent sessions that conclude
- * with proposed issues (apps/projector/src/reactors/issue.reactor.ts). ValidateIssueEvidence judges
+ * with proposed issues (libs/application/src/areas/issues/issues.reactor.ts). ValidateIssueEvidence judges
  * proposed issues against evidence and changes nothing.
  */
 // class-transformer's @Type reads design-time metadata: whoever loads a DTO needs the Reflect polyfill first.

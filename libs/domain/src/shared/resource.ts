@@ -123,7 +123,7 @@ export interface ResourceSpec {
   /**
    * Checkpoint name of the projection serving this resource, when one combined projection serves
    * several related collections (default: `store`, the resource's own). Writes answer once it has
-   * passed them. Not written in a domain spec: its area sets it (libs/infrastructure/src/areas).
+   * passed them. Not written in a domain spec: its area sets it (libs/application/src/areas).
    */
   projection?: string;
 }

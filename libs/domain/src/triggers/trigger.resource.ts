@@ -1,7 +1,7 @@
 /**
  * Triggers (spec part 1, "Trigger"): an agent, a configuration of exactly one variant, and an
  * enabled flag. The kit serves CRUD; InvokeTrigger (apps/api/src/triggers) starts sessions, and the
- * reactors (apps/projector/src/reactors) fire cron, post-deploy and row triggers.
+ * reactors (libs/application/src/areas/triggers) fire cron, post-deploy and row triggers.
  */
 import { invalid } from '../shared/domain-error';
 import { commonId, type ResourceSpec } from '../shared/resource';

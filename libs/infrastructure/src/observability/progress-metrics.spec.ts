@@ -18,7 +18,7 @@ function log(count: number, ageSeconds: number): Pick<EventStore, 'headPosition'
 async function scrape(checkpoints: CheckpointRecord[], parked: Partial<ParkedEvent>[], sequencePositions = true): Promise<string> {
   const registry = new Registry();
   const reads = { listCheckpoints: async () => checkpoints, listParked: async () => parked } as unknown as ReadStore;
-  registerProgressMetrics(registry, { events: log(100, 60) as EventStore, reads, projections: ['notes', 'roles'], sequencePositions });
+  registerProgressMetrics(registry, { events: log(100, 60) as EventStore, reads, projections: ['notes', 'roles'], reactors: ['cron'], sequencePositions });
   return registry.metrics();
 }
 

@@ -1,10 +1,10 @@
 import { Gauge, type Registry } from 'prom-client';
 import { comparePositions, type EventStore, type Position, START } from '../event-store/event-store.port';
 import type { ReadStore } from '../read-store/read-store.port';
+import { reactorCheckpoint } from '../reactors/reactor-names';
 
 /** Past this many events behind, a store without sequence positions reports the lag as this bound. */
 export const LAG_COUNT_CAP = 10_000;
-const REACTOR_PREFIX = 'reactor:';
 /** rebuild.ts names the checkpoint of a rebuild in progress `<projection>__r<stamp>`. */
 const REBUILD_CHECKPOINT = /^(.+)__r[0-9a-z]+$/;
 
@@ -13,6 +13,8 @@ export interface ProgressSources {
   reads: ReadStore;
   /** The projections to report (a projection with no checkpoint yet reports as fully behind). */
   projections: readonly string[];
+  /** The log-driven reactors to report, by name (their checkpoints are `reactor:<name>`); one with no checkpoint yet is left out. */
+  reactors: readonly string[];
   /** SQLite positions are 1, 2, 3, ...: the lag in events is a subtraction instead of a count. */
   sequencePositions: boolean;
 }
@@ -56,14 +58,14 @@ export function registerProgressMetrics(registry: Registry, sources: ProgressSou
       lagSeconds.set({ projection: name }, seconds);
       parked.set({ projection: name }, parkedEvents.filter((e) => e.projection === name).length);
     }
+    for (const reactor of sources.reactors) {
+      const position = positions.get(reactorCheckpoint(reactor));
+      if (!position) continue;
+      const { events, seconds } = await lag(position);
+      reactorLagEvents.set({ reactor }, events);
+      reactorLagSeconds.set({ reactor }, seconds);
+    }
     for (const record of records) {
-      if (record.name.startsWith(REACTOR_PREFIX)) {
-        const reactor = record.name.slice(REACTOR_PREFIX.length);
-        if (reactor.includes(':')) continue;
-        const { events, seconds } = await lag(record.position);
-        reactorLagEvents.set({ reactor }, events);
-        reactorLagSeconds.set({ reactor }, seconds);
-      }
       const rebuilding = REBUILD_CHECKPOINT.exec(record.name)?.[1];
       if (rebuilding && sources.projections.includes(rebuilding)) {
         rebuild.set({ projection: rebuilding }, head.commit > 0n ? Math.min(1, Number(record.position.commit) / Number(head.commit)) : 1);

@@ -7,7 +7,7 @@ import { ListRequest, NameRequest } from '@svc/contracts/shared/requests';
 import { EVENT_STREAM, IsResource } from '@svc/contracts/shared/responses';
 import { sessionsApi } from '@svc/contracts/sessions/sessions.contract';
 import { validateOpenApi } from '../../../../test/support/openapi-validate';
-import { AREAS } from '../areas';
+import { AREAS } from '@svc/application/areas';
 import { type DocumentedMethod, openApiDocument } from './openapi-document';
 
 class Inner {

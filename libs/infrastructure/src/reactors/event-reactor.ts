@@ -9,6 +9,7 @@
  * id derived from its occasion) finds any result already committed.
  */
 import { Marks } from './checkpoint-marks';
+import { reactorCheckpoint, reactorStatusKey } from './reactor-names';
 import { DomainError } from '@svc/domain/shared/domain-error';
 import {
   comparePositions,
@@ -27,6 +28,11 @@ const MAX_MARKS = 10_000;
 const COMMIT_EVERY_MS = 500;
 /** Domain answers that may change on their own: retried like a store fault. */
 const TRANSIENT_CODES = new Set(['ABORTED', 'UNAVAILABLE', 'DEADLINE_EXCEEDED', 'RESOURCE_EXHAUSTED']);
+
+/** Whether a job's failure is the domain refusing it for good (the same job would be refused again). */
+export function refusedForGood(error: unknown): error is DomainError {
+  return error instanceof DomainError && !TRANSIENT_CODES.has(error.code);
+}
 
 export interface ReactorJob {
   /** Jobs with one key run one after another, in log order. */
@@ -68,9 +74,6 @@ export interface ReactorStatus {
   completed: number;
   lastError: string | null;
 }
-
-export const reactorCheckpoint = (name: string): string => `reactor:${name}`;
-export const reactorStatusKey = (name: string): string => `reactor:${name}:status`;
 
 export class EventReactor<J extends ReactorJob> {
   private readonly loop: SupervisedLoop;
@@ -196,7 +199,7 @@ export class EventReactor<J extends ReactorJob> {
           if (this.abort.signal.aborted) return false;
           const described = describeError(error);
           state.lastError = this.lastError = described;
-          if (error instanceof DomainError && !TRANSIENT_CODES.has(error.code)) {
+          if (refusedForGood(error)) {
             // Deterministic: the same job would be refused again. Park it (visible in `parked`) and go on.
             await this.park(record, described);
             return true;
