@@ -6,7 +6,8 @@
 import { type ChildProcess, execFile } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { ALICE, BOB, CLI_MAIN, eventually, sleep, Stack, stopProcess } from './support/harness';
+import { GitFixture } from './support/git-fixture';
+import { ALICE, BOB, CLI_MAIN, eventually, sleep, Stack, stopProcess, TEST_CONFIG } from './support/harness';
 
 const AGENTS = 'svc.nxagent.v2.AgentService';
 const TRIGGERS = 'svc.triggers.v1.TriggersService';
@@ -50,11 +51,24 @@ describe('trigger reactors', () => {
     return res.body.trigger;
   };
 
+  // acme's code host (connections/github) holds acme/app: c0 ─ release ─ later on main, c0 ─ side on a branch.
+  const git = new GitFixture();
+  const app = git.repo('acme/app');
+  app.commit('c0', { 'README.md': 'app\n' });
+  app.branch('side');
+  const commits = { release: app.commit('release'), later: app.commit('later'), side: '' };
+  app.checkout('side');
+  commits.side = app.commit('side work');
+  app.checkout('main');
+
   beforeAll(async () => {
-    stack = await Stack.start({ env: { SVC_CRON_TICK_MS: '200' } });
+    stack = await Stack.start({ env: { SVC_CRON_TICK_MS: '200' }, config: TEST_CONFIG.replace('root: ./repos', `root: "${git.root}"`) });
     projector = stack.processes[0]; // the harness starts the projector first
   });
-  afterAll(() => stack.destroy());
+  afterAll(async () => {
+    await stack.destroy();
+    git.remove();
+  });
 
   describe('cron', () => {
     it('fires a session at each scheduled time while enabled, none while disabled, and none owed for the disabled time', async () => {
@@ -123,6 +137,17 @@ describe('trigger reactors', () => {
       expect(occasionOf(session)).toBe('deployments/prod-1');
       await sleep(1500);
       expect(await sessionsOf('releaser')).toHaveLength(1);
+    });
+
+    it('with a code host that has the repository, fires once the release commit lands: in a later deployed commit, not a side branch', async () => {
+      await createAgent('lander');
+      await createTrigger('landed', 'lander', { post_deploy: { repository: 'acme/app', environment: 'prod', sha: commits.release.slice(0, 10), delay: '1s' } });
+      await deploy('app-side', { repository: 'acme/app', environment: 'prod', sha: commits.side });
+      await deploy('app-later', { repository: 'acme/app', environment: 'prod', sha: commits.later });
+      const [session] = await countReaches('lander', 1);
+      expect(occasionOf(session)).toBe('deployments/app-later');
+      await sleep(2000);
+      expect(await sessionsOf('lander')).toHaveLength(1);
     });
 
     it('a projector killed (kill -9) while the timer is pending fires it exactly once after a restart', async () => {

@@ -17,6 +17,8 @@ import { triggerSpec } from '@svc/domain/triggers/trigger.resource';
 import type { CommandService } from '@svc/infrastructure/commands/command-service';
 import type { RecordedEvent } from '@svc/infrastructure/event-store/event-store.port';
 import { type ReactorJob, sleep } from '@svc/infrastructure/reactors/event-reactor';
+import { SecretBox } from '@svc/infrastructure/config/secrets';
+import { CodeHosts } from '../../integrations/code-hosts';
 import type { Reactor } from '../../reactors/reactor';
 import type { TriggerDirectory, TriggerDoc } from '../../triggers/trigger-directory';
 import type { TriggerFire } from '../../triggers/trigger-fire';
@@ -29,7 +31,11 @@ const triggerFold = resourceDecider(triggerSpec);
 type PostDeployJob = ReactorJob &
   ({ kind: 'succeeded'; org: string; deployment: string; record: RecordedEvent } | { kind: 'due'; org: string; trigger: string; occasion: string; dueTime: string });
 
-/** Whether a deployment's sha is the trigger's: equal, or one an abbreviation of the other (no code host to ask about later commits). */
+/**
+ * Whether a deployment's sha is the trigger's: equal, or one an abbreviation of the other. The rule
+ * when no code host of the organization has the repository; with one, the release commit lands when
+ * it is an ancestor of the deployed commit.
+ */
 export function sameCommit(triggerSha: string, deploymentSha: string): boolean {
   const [a, b] = [triggerSha.toLowerCase(), deploymentSha.toLowerCase()];
   return a.length >= 7 && b.length >= 7 && (a.startsWith(b) || b.startsWith(a));
@@ -42,7 +48,8 @@ export const postDeployReactor: Reactor = {
   create(ctx) {
     const kit = triggerReactorKit(ctx);
     if (!kit) return TRIGGER_REACTORS_OFF;
-    const timers = new PostDeployTimers(ctx.folds, kit.directory, kit.firing, kit.now);
+    const codeHosts = new CodeHosts(ctx.reads, SecretBox.fromEnvironment(ctx.settings.dataDir));
+    const timers = new PostDeployTimers(ctx.folds, kit.directory, kit.firing, kit.now, codeHosts);
     return { runner: ctx.follow<PostDeployJob>({ select, run: (job, signal) => timers.run(job, signal) }, { concurrency: kit.options.timers }) };
   },
 };
@@ -53,6 +60,7 @@ class PostDeployTimers {
     private readonly directory: TriggerDirectory,
     private readonly firing: TriggerFire,
     private readonly now: () => Date,
+    private readonly codeHosts: CodeHosts,
   ) {}
 
   run(job: PostDeployJob, signal: AbortSignal): Promise<string> {
@@ -66,9 +74,14 @@ class PostDeployTimers {
     const [repository, environment, sha] = [labels.repository, labels.environment, labels.sha];
     if (typeof repository !== 'string' || typeof environment !== 'string' || typeof sha !== 'string') return 'no repository, environment and sha labels';
     await this.directory.caughtUp(job.record.position);
-    const triggers = (await this.directory.enabled('postDeploy', { repository, environment }, job.org)).filter((t) =>
-      sameCommit(String(t.configuration.postDeploy.sha), sha),
-    );
+    const candidates = await this.directory.enabled('postDeploy', { repository, environment }, job.org);
+    const host = candidates.length > 0 ? await this.codeHosts.hostFor(job.org, repository) : null;
+    const triggers: TriggerDoc[] = [];
+    for (const trigger of candidates) {
+      const releaseSha = String(trigger.configuration.postDeploy.sha);
+      // Spec: fires "once the release commit lands in the environment": the deployed commit contains it.
+      if (host ? await host.isAncestor(repository, releaseSha, sha) : sameCommit(releaseSha, sha)) triggers.push(trigger);
+    }
     const succeededAt = String(deployment?.completeTime ?? job.record.metadata.occurredAt);
     for (const trigger of triggers) {
       const delayMs = durationMillis(trigger.configuration.postDeploy.delay) ?? 0;
