@@ -4,6 +4,9 @@ import type { Settings } from '@svc/infrastructure/config/env';
 import type { EventStore } from '@svc/infrastructure/event-store/event-store.port';
 import { createAgentRuntime, loadRuntimeSettings } from '@svc/infrastructure/integrations/agent-runtime';
 import { TurnRunner } from '@svc/infrastructure/integrations/agent-runtime/turn-runner';
+import { SecretBox } from '@svc/infrastructure/config/secrets';
+import { createToolAdapters } from '@svc/infrastructure/integrations/tools/adapters';
+import { loadToolLimits, ToolExecutor } from '@svc/infrastructure/integrations/tools/tool-executor';
 import { EVENT_STORE, READ_STORE, SETTINGS } from '@svc/infrastructure/nest/tokens';
 import { NOTIFICATION_BUS, type NotificationBus } from '@svc/infrastructure/notifications/notification-bus.port';
 import type { ReadStore } from '@svc/infrastructure/read-store/read-store.port';
@@ -19,6 +22,7 @@ import { AgentRuntimeReactor } from './agent-runtime.reactor';
 export class AgentRuntimeService implements OnApplicationBootstrap, OnApplicationShutdown {
   private readonly logger = new Logger('agent-runtime');
   private reactor: AgentRuntimeReactor | null = null;
+  private tools: ToolExecutor | null = null;
 
   constructor(
     @Inject(EVENT_STORE) private readonly events: EventStore,
@@ -35,8 +39,11 @@ export class AgentRuntimeService implements OnApplicationBootstrap, OnApplicatio
       this.logger.log('agent runtime: off (SVC_AGENT_RUNTIME=off)');
       return;
     }
-    const runtime = createAgentRuntime(runtimeSettings);
     const log = (line: string) => this.logger.log(line);
+    // Tool calls run here, in the projector: connection secrets are opened per call, never handed to the runtime.
+    const limits = loadToolLimits();
+    this.tools = new ToolExecutor({ reads: this.reads, secrets: SecretBox.fromEnvironment(this.settings.dataDir), adapters: createToolAdapters(limits), limits, log });
+    const runtime = createAgentRuntime(runtimeSettings, this.tools.run);
     const runner = new TurnRunner({
       events: this.events,
       commands: this.commands,
@@ -52,5 +59,6 @@ export class AgentRuntimeService implements OnApplicationBootstrap, OnApplicatio
 
   async onApplicationShutdown(): Promise<void> {
     await this.reactor?.stop();
+    await this.tools?.close();
   }
 }
