@@ -67,11 +67,20 @@ export class PostgresEngine implements SqlEngine {
       await client.query('BEGIN READ ONLY');
       await client.query(`SET LOCAL statement_timeout = ${Math.max(1, Math.ceil(query.timeoutMs))}`);
       let result: QueryArrayResult;
+      const direct = () => client.query({ text: query.sql, values: query.params ?? [], queryMode: 'extended', rowMode: 'array', types: TYPES } as ExtendedQuery);
       if (query.params === undefined && (CURSOR_KEYWORDS.has(query.keyword) || query.sql.startsWith('('))) {
-        await client.query({ text: `DECLARE svc_tool_cursor NO SCROLL CURSOR FOR ${query.sql}`, queryMode: 'extended', rowMode: 'array', types: TYPES } as ExtendedQuery);
-        result = await client.query({ text: `FETCH FORWARD ${query.maxRows + 1} FROM svc_tool_cursor`, rowMode: 'array', types: TYPES });
+        await client.query('SAVEPOINT svc_tool_cursor');
+        try {
+          await client.query({ text: `DECLARE svc_tool_cursor NO SCROLL CURSOR FOR ${query.sql}`, queryMode: 'extended', rowMode: 'array', types: TYPES } as ExtendedQuery);
+          result = await client.query({ text: `FETCH FORWARD ${query.maxRows + 1} FROM svc_tool_cursor`, rowMode: 'array', types: TYPES });
+        } catch (error) {
+          // A statement no cursor can hold (a data-modifying WITH): run it as it is, so the read-only transaction judges it.
+          if (!(error instanceof DatabaseError) || error.code !== '0A000') throw error;
+          await client.query('ROLLBACK TO SAVEPOINT svc_tool_cursor');
+          result = await direct();
+        }
       } else {
-        result = await client.query({ text: query.sql, values: query.params ?? [], queryMode: 'extended', rowMode: 'array', types: TYPES } as ExtendedQuery);
+        result = await direct();
       }
       const rows = (result.rows ?? []) as unknown[][];
       return { columns: (result.fields ?? []).map((f) => f.name), rows: rows.slice(0, query.maxRows), more: rows.length > query.maxRows };

@@ -36,7 +36,10 @@ export function jsonCell(value: unknown): unknown {
   if (value instanceof Date) return Number.isNaN(value.getTime()) ? String(value) : value.toISOString();
   if (Buffer.isBuffer(value)) return cut(`\\x${value.subarray(0, MAX_CELL_CHARS / 2).toString('hex')}`, value.length * 2 + 2);
   if (typeof value === 'string') return cut(value, value.length);
-  if (typeof value === 'object') return cut(JSON.stringify(value, (_k, v: unknown) => (typeof v === 'bigint' ? v.toString() : v)) ?? 'null', Infinity);
+  if (typeof value === 'object') {
+    const json = JSON.stringify(value, (_k, v: unknown) => (typeof v === 'bigint' ? v.toString() : v)) ?? 'null';
+    return cut(json, json.length);
+  }
   return value;
 }
 
