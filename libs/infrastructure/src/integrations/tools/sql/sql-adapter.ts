@@ -30,7 +30,8 @@ export class SqlAdapter implements ToolAdapter, SchemaReader {
     const { limits } = context;
     switch (tool) {
       case 'TOOL_SQLDB_QUERY': {
-        const sql = args.sql;
+        // `query` is read too: the name models were first offered for it.
+        const sql = args.sql ?? args.query;
         if (typeof sql !== 'string') throw new ToolError('INVALID_ARGUMENT', 'TOOL_SQLDB_QUERY takes {"sql": "<one SQL statement>"}');
         const { engine } = this.pools.engineFor(connection);
         const statement = singleStatement(sql, engine.driver);
