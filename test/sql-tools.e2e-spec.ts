@@ -126,3 +126,34 @@ describeWith(server)('an agent on real data: TOOL_SQLDB_QUERY against PostgreSQL
     expect(stack.output.join('')).not.toContain(DB_PASSWORD);
   });
 });
+
+describeWith(server)('npm start with no SVC_CONFIG: the demo agent answers from the sample orders database', () => {
+  it('the banner says how to ask it, and its Write gets the real counts from PostgreSQL through the built-in runtime', async () => {
+    const stack = await Stack.start({ layout: 'npm-start', config: null, env: { SVC_DEMO_POSTGRES: `${server.host}:${server.port}` } });
+    try {
+      const banner = stack.output.filter((chunk) => chunk.startsWith('[api!] ')).join('');
+      expect(banner).toContain(`Ask agents/analyst about the sample orders database (PostgreSQL svc_demo on ${server.host}:${server.port})`);
+      const pattern = /curl -s -u '([^']+)' -H 'content-type: application\/json' \\\n\s+-d '([^']+)' \\\n\s+(\S+\.AgentService\/Write)/;
+      expect(banner).toMatch(pattern);
+      const curl = pattern.exec(banner);
+      const [, key, body, url] = curl!;
+      const auth = { authorization: `Basic ${Buffer.from(key).toString('base64')}`, 'content-type': 'application/json' };
+      const write = await fetch(url, { method: 'POST', headers: auth, body });
+      expect(write.status).toBe(200);
+      const { session } = (await write.json()) as { session: string };
+      const read = await eventually(async () => {
+        const res = await fetch(url.replace(/Write$/, 'Read'), { method: 'POST', headers: auth, body: JSON.stringify({ session }) });
+        const answer = (await res.json()) as ReadAnswer;
+        return answer.status === 'STATUS_WAITING' && answer.sessionLength === 4 ? answer : undefined;
+      }, 30_000);
+      const results = (read.messages[2].user as { toolResults: Array<{ content: string }> }).toolResults;
+      // Twelve seeded orders: six paid, three refunded, three shipped.
+      const expected = { columns: ['status', 'count'], rows: [['paid', 6], ['refunded', 3], ['shipped', 3]], rowCount: 3 };
+      expect(JSON.parse(results[0].content)).toEqual(expected);
+      const reply = (read.messages[3].assistant as { text: { text: string } }).text.text;
+      expect(reply.split('\n')[1]).toBe(`TOOL_SQLDB_QUERY: ${JSON.stringify(expected)}`);
+    } finally {
+      await stack.destroy();
+    }
+  });
+});
