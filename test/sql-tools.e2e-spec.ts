@@ -7,12 +7,13 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { eventually, Stack, TEST_CONFIG } from './support/harness';
-import { createTestDatabase, describeWith, sqlServer, type TestDatabase } from './support/sql-servers';
+import { createTestDatabase, describeWith, serverAvailable, sqlServer, type TestDatabase } from './support/sql-servers';
 
 const S = 'svc.nxagent.v2.AgentService';
 const ACTIVITY = 'type.googleapis.com/svc.nxagent.v1.Activity';
 const DB_PASSWORD = 'sample-db-password-e2e-51c0';
 const server = sqlServer('postgres');
+const maria = sqlServer('mysql');
 
 interface ReadAnswer {
   messages: Array<Record<string, unknown>>;
@@ -57,17 +58,29 @@ class SqlAskingModel {
   }
 }
 
-describeWith(server)('an agent on real data: TOOL_SQLDB_QUERY against PostgreSQL through the OpenAI-compatible runtime', () => {
+describeWith(server)('an agent on real data: TOOL_SQLDB_QUERY against PostgreSQL (and MariaDB) through the OpenAI-compatible runtime', () => {
   let stack: Stack;
   let db: TestDatabase;
+  let mariaDb: TestDatabase | undefined;
+  const withMaria = serverAvailable(maria);
   const model = new SqlAskingModel();
 
   beforeAll(async () => {
     db = await createTestDatabase(server);
     await db.exec('create table orders (id integer primary key, customer text not null, total numeric(10,2) not null)');
     await db.exec("insert into orders select i, 'customer ' || i, i * 1.5 from generate_series(1, 7) as i");
+    let mariaConnection = '';
+    if (withMaria) {
+      mariaDb = await createTestDatabase(maria);
+      await mariaDb.exec('create table orders (id integer primary key, customer varchar(50) not null, total decimal(10,2) not null)');
+      await mariaDb.exec("insert into orders values (1, 'ada', 1.00), (2, 'bob', 2.00), (3, 'cy', 3.00), (4, 'dee', 4.00), (5, 'eve', 5.00)");
+      mariaConnection = `      - id: sample-maria
+        type: CONNECTION_TYPE_SQLDB
+        details: {sqldb: {driver: mysql, host: "${maria.host}", port: ${maria.port}, database: ${mariaDb.name}, username: ${maria.user}, password: "${maria.password}", ssl_mode: disable}}
+`;
+    }
     const baseUrl = await model.start();
-    const connection = `      - id: sample
+    const connection = `${mariaConnection}      - id: sample
         display_name: Sample orders
         type: CONNECTION_TYPE_SQLDB
         details: {sqldb: {driver: postgres, host: "${server.host}", port: ${server.port}, database: ${db.name}, username: ${server.user}, password: "${DB_PASSWORD}", ssl_mode: disable}}
@@ -80,16 +93,21 @@ describeWith(server)('an agent on real data: TOOL_SQLDB_QUERY against PostgreSQL
     });
     const agent = { prompt: 'You answer from the orders database.', connections: [{ name: 'connections/sample', enabled_tools: ['TOOL_SQLDB_QUERY'] }] };
     expect((await stack.rpc(`${S}/CreateAgent`, { agent_id: 'analyst', agent })).status).toBe(200);
-  }, 60_000);
+    if (withMaria) {
+      const mariaAgent = { prompt: 'You answer from the MariaDB orders database.', connections: [{ name: 'connections/sample-maria', enabled_tools: ['TOOL_SQLDB_QUERY'] }] };
+      expect((await stack.rpc(`${S}/CreateAgent`, { agent_id: 'maria-analyst', agent: mariaAgent })).status).toBe(200);
+    }
+  }, 90_000);
   afterAll(async () => {
     await stack?.destroy();
     await model.stop();
     await db?.drop();
+    await mariaDb?.drop();
   });
 
   /** Asks the agent in a new session; answers the tool's result as the model saw it, and the reply. */
-  async function ask(sql: string): Promise<{ result: Record<string, unknown>; reply: string; messages: Array<Record<string, unknown>> }> {
-    const write = await stack.rpc<{ session: string }>(`${S}/Write`, { parent: 'agents/analyst', messages: [{ '@type': ACTIVITY, user: { text: { text: `SQL: ${sql}` } } }] });
+  async function ask(sql: string, agentName = 'agents/analyst'): Promise<{ result: Record<string, unknown>; reply: string; messages: Array<Record<string, unknown>> }> {
+    const write = await stack.rpc<{ session: string }>(`${S}/Write`, { parent: agentName, messages: [{ '@type': ACTIVITY, user: { text: { text: `SQL: ${sql}` } } }] });
     expect(write.status).toBe(200);
     const read = await eventually(async () => {
       const res = await stack.rpc<ReadAnswer>(`${S}/Read`, { session: write.body.session });
@@ -124,6 +142,12 @@ describeWith(server)('an agent on real data: TOOL_SQLDB_QUERY against PostgreSQL
     expect(JSON.stringify(messages)).not.toContain(DB_PASSWORD);
     expect(JSON.stringify(model.requests)).not.toContain(DB_PASSWORD);
     expect(stack.output.join('')).not.toContain(DB_PASSWORD);
+  });
+
+  (withMaria ? it : it.skip)('on MariaDB too: the real row count, and an UPDATE that changes nothing', async () => {
+    expect((await ask('select count(*) as orders from orders', 'agents/maria-analyst')).result).toEqual({ columns: ['orders'], rows: [[5]], rowCount: 1 });
+    expect((await ask('update orders set total = 0', 'agents/maria-analyst')).result).toEqual({ error: 'PERMISSION_DENIED', message: expect.stringContaining('READ ONLY') });
+    expect((await ask('select sum(total) as total from orders', 'agents/maria-analyst')).result).toEqual({ columns: ['total'], rows: [['15.00']], rowCount: 1 });
   });
 });
 
