@@ -2,13 +2,16 @@
  * The demo organization's sample database: when the machine's PostgreSQL answers (127.0.0.1:5432,
  * user postgres, trust authentication; SVC_DEMO_POSTGRES=host:port elsewhere, `off` to skip), a
  * `svc_demo` database with a small `orders` table, created and seeded idempotently, which the demo's
- * SQL connection and its agent read. Without PostgreSQL the demo has no SQL connection, and says so.
+ * SQL connection and its agent read as `svc_demo_reader`, a role that may only select from it (the
+ * tools' read-only transaction is a guard; the role is the permission). Without PostgreSQL the demo
+ * has no SQL connection, and says so.
  */
 import { Client } from 'pg';
 
 export const DEMO_DATABASE = 'svc_demo';
 export const DEMO_CONNECTION_ID = 'sample-orders';
 export const DEMO_AGENT_ID = 'analyst';
+export const DEMO_READER = 'svc_demo_reader';
 
 export interface DemoDatabase {
   host: string;
@@ -48,14 +51,10 @@ export async function prepareDemoDatabase(log: (line: string) => void, env: Node
     await admin.connect();
     try {
       const exists = await admin.query('SELECT 1 FROM pg_database WHERE datname = $1', [DEMO_DATABASE]);
-      if (exists.rowCount === 0) {
-        try {
-          await admin.query(`CREATE DATABASE ${DEMO_DATABASE}`);
-        } catch (error) {
-          // Another process created it first.
-          if ((error as { code?: string }).code !== '42P04') throw error;
-        }
-      }
+      // Another process may create either first (42P04: database, 42710: role).
+      if (exists.rowCount === 0) await ignoring('42P04', () => admin.query(`CREATE DATABASE ${DEMO_DATABASE}`));
+      const reader = await admin.query('SELECT 1 FROM pg_roles WHERE rolname = $1', [DEMO_READER]);
+      if (reader.rowCount === 0) await ignoring('42710', () => admin.query(`CREATE ROLE ${DEMO_READER} LOGIN`));
     } finally {
       await admin.end();
     }
@@ -64,12 +63,23 @@ export async function prepareDemoDatabase(log: (line: string) => void, env: Node
     try {
       await demo.query(ORDERS);
       await demo.query(SEED);
+      await demo.query(`GRANT CONNECT ON DATABASE ${DEMO_DATABASE} TO ${DEMO_READER}`);
+      await demo.query(`GRANT USAGE ON SCHEMA public TO ${DEMO_READER}`);
+      await demo.query(`GRANT SELECT ON orders TO ${DEMO_READER}`);
     } finally {
       await demo.end();
     }
-    return { host, port, database: DEMO_DATABASE, username: 'postgres' };
+    return { host, port, database: DEMO_DATABASE, username: DEMO_READER };
   } catch (error) {
     log(`demo: no sample SQL database (PostgreSQL at ${host}:${port}: ${(error as Error).message}); the demo organization has no SQL connection`);
     return null;
+  }
+}
+
+async function ignoring(code: string, work: () => Promise<unknown>): Promise<void> {
+  try {
+    await work();
+  } catch (error) {
+    if ((error as { code?: string }).code !== code) throw error;
   }
 }

@@ -51,6 +51,11 @@ describe('one statement only (the SQL tools refuse a second before sending anyth
       expect(refusal(sql, sql.includes('SESSION') ? 'mysql' : 'postgres')).toMatch(/only one statement|are not accepted/);
     }
     expect(refusal('select /*! 1; drop table t */', 'mysql')).toMatch(/executable comments/);
+    // Reads that write files on the server, which a read-only transaction would let through.
+    expect(refusal("COPY (select 1) TO PROGRAM 'touch /tmp/x'")).toMatch(/'COPY' statements are not accepted/);
+    expect(refusal("select * from orders into /* x */ OUTFILE '/tmp/o'", 'mysql')).toMatch(/INTO OUTFILE/);
+    expect(refusal("select 1 into dumpfile '/tmp/o'", 'mysql')).toMatch(/INTO DUMPFILE/);
+    expect(accepted("select 'into outfile' as into_outfile", 'mysql').keyword).toBe('select');
   });
 
   it('given an empty, unterminated or oversized text, when scanned, then the refusal says which', () => {

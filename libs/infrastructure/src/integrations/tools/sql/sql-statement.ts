@@ -20,7 +20,12 @@ const MAX_DOLLAR_TAG = 64;
  */
 const GUARD_KEYWORDS: ReadonlySet<string> = new Set([
   'begin', 'start', 'commit', 'rollback', 'end', 'abort', 'savepoint', 'release', 'set', 'reset', 'discard', 'lock', 'unlock', 'kill', 'shutdown',
+  // Reads that write outside the database, which a read-only transaction allows: PostgreSQL's
+  // COPY ... TO a file or a program; MySQL's SELECT ... INTO OUTFILE / DUMPFILE (refused below).
+  'copy',
 ]);
+/** MySQL's file writers, refused when they follow INTO. */
+const FILE_TARGETS: ReadonlySet<string> = new Set(['outfile', 'dumpfile']);
 
 export interface SingleStatement {
   /** The statement without surrounding whitespace and trailing semicolons. */
@@ -43,6 +48,7 @@ export function singleStatement(sql: string, dialect: SqlDialect): SingleStateme
   let keyword = '';
   let keywordDone = false;
   let separated = false;
+  let previousWord = '';
   const content = (from: number, to: number) => {
     if (separated) throw new ToolError('INVALID_ARGUMENT', 'only one statement is accepted; the text holds another after a `;`');
     if (start < 0) start = from;
@@ -83,10 +89,16 @@ export function singleStatement(sql: string, dialect: SqlDialect): SingleStateme
     } else if (isWordChar(c)) {
       const from = i;
       while (i < n && isWordChar(sql[i])) i++;
+      // Only short words can be keywords: a long identifier is not lower-cased (linear either way).
+      const word = i - from <= 16 ? sql.slice(from, i).toLowerCase() : '';
       if (!keywordDone) {
-        keyword = sql.slice(from, i).toLowerCase();
+        keyword = word;
         keywordDone = true;
       }
+      if (previousWord === 'into' && FILE_TARGETS.has(word)) {
+        throw new ToolError('INVALID_ARGUMENT', `'INTO ${word.toUpperCase()}' writes a file on the database server: not accepted`);
+      }
+      previousWord = word;
       content(from, i);
     } else {
       content(i, i + 1);
