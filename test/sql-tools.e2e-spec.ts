@@ -181,3 +181,22 @@ describeWith(server)('npm start with no SVC_CONFIG: the demo agent answers from 
     }
   });
 });
+
+describe('npm start with no SVC_CONFIG and no PostgreSQL', () => {
+  it('starts as before: one log line says why there is no sample database, and the banner offers no agent', async () => {
+    const stack = await Stack.start({ layout: 'npm-start', config: null, env: { SVC_DEMO_POSTGRES: '127.0.0.1:1' } });
+    try {
+      const banner = stack.output.filter((chunk) => chunk.startsWith('[api!] ')).join('');
+      expect(banner).toContain("Demo organization 'demo' created");
+      expect(banner).not.toContain('agents/analyst');
+      const line = stack.logLines('api').find((l) => String(l.msg).startsWith('demo: no sample SQL database'));
+      expect(String(line?.msg)).toMatch(/^demo: no sample SQL database \(PostgreSQL at 127\.0\.0\.1:1: .*\); the demo organization has no SQL connection$/);
+      const pair = /API key pair: ([^:\s]+):(\S+)/.exec(banner);
+      const connections = await stack.request<{ connections?: unknown[] }>('GET', '/v1/connections', { as: { username: pair![1], password: pair![2] } });
+      expect(connections.status).toBe(200);
+      expect(connections.body.connections ?? []).toEqual([]);
+    } finally {
+      await stack.destroy();
+    }
+  });
+});

@@ -61,11 +61,15 @@ export async function prepareDemoDatabase(log: (line: string) => void, env: Node
     const demo = new Client({ ...target, database: DEMO_DATABASE });
     await demo.connect();
     try {
+      // Two apis starting at once would race on CREATE TABLE IF NOT EXISTS and the grants: one at a time.
+      await demo.query('BEGIN');
+      await demo.query('SELECT pg_advisory_xact_lock(hashtext($1))', [DEMO_DATABASE]);
       await demo.query(ORDERS);
       await demo.query(SEED);
       await demo.query(`GRANT CONNECT ON DATABASE ${DEMO_DATABASE} TO ${DEMO_READER}`);
       await demo.query(`GRANT USAGE ON SCHEMA public TO ${DEMO_READER}`);
       await demo.query(`GRANT SELECT ON orders TO ${DEMO_READER}`);
+      await demo.query('COMMIT');
     } finally {
       await demo.end();
     }
