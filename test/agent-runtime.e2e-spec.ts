@@ -20,6 +20,9 @@ interface Description {
   conclusion?: { done: { message: string; issues: Array<{ title: string; description: string }> } };
 }
 
+/** What the SQL tool answers a call without arguments. */
+const NEEDS_SQL = 'TOOL_SQLDB_QUERY takes {"sql": "<one SQL statement>"}';
+
 const agent = { prompt: 'You triage incidents.', connections: [{ name: 'connections/warehouse', enabled_tools: ['TOOL_SQLDB_QUERY'] }] };
 
 async function readWhen(stack: Stack, session: string, done: (r: ReadAnswer) => boolean): Promise<ReadAnswer> {
@@ -37,7 +40,7 @@ describe('the agent runtime (built-in, the default)', () => {
   });
   afterAll(() => stack.destroy());
 
-  it('answers a checkpoint write: its tool call, an honest "unavailable" result and its reply, then the session waits', async () => {
+  it('answers a checkpoint write: its tool call, the tool executor\'s honest result and its reply, then the session waits', async () => {
     const write = await stack.rpc<{ session: string; sessionLength: number }>(`${S}/Write`, {
       parent: 'agents/triage',
       messages: [user('Is checkout down? Run TOOL_SQLDB_QUERY please.')],
@@ -48,8 +51,9 @@ describe('the agent runtime (built-in, the default)', () => {
     expect(read.messages).toEqual([
       user('Is checkout down? Run TOOL_SQLDB_QUERY please.'),
       { '@type': ACTIVITY, assistant: { toolCalls: [{ id: 'turn-0-call-0', name: 'TOOL_SQLDB_QUERY', arguments: '{}' }] } },
-      { '@type': ACTIVITY, user: { toolResults: [{ toolCallId: 'turn-0-call-0', content: expect.stringContaining('"UNAVAILABLE"') }] } },
-      assistant('You said: Is checkout down? Run TOOL_SQLDB_QUERY please.\nTOOL_SQLDB_QUERY: unavailable in this runtime.'),
+      // Named without a `/tool` line, the tool is called with no arguments, and the executor says what it needs.
+      { '@type': ACTIVITY, user: { toolResults: [{ toolCallId: 'turn-0-call-0', content: JSON.stringify({ error: 'INVALID_ARGUMENT', message: NEEDS_SQL }) }] } },
+      assistant(`You said: Is checkout down? Run TOOL_SQLDB_QUERY please.\nTOOL_SQLDB_QUERY: INVALID_ARGUMENT: ${NEEDS_SQL}`),
     ]);
   });
 
@@ -82,17 +86,20 @@ describe('the agent runtime (built-in, the default)', () => {
     const backtest = await stack.request<{ session: string }>('POST', '/v1/agents:launchBacktest', { body: { agent_name: 'agents/poster', mock_time: '2024-05-01T10:00:00Z' } });
     expect(backtest.status).toBe(200);
     const dry = await answerIn(backtest.body.session);
-    expect(dry.results).toEqual([expect.objectContaining({ stubbed: true, message: expect.stringContaining('a dry-run session does not run it') }), expect.objectContaining({ error: 'UNAVAILABLE' })]);
-    expect(dry.reply).toEqual(assistant(`You said: ${ask}\nTOOL_CHAT_POST_MESSAGE: stubbed (not run).\nTOOL_SQLDB_QUERY: unavailable in this runtime.`));
+    expect(dry.results).toEqual([expect.objectContaining({ stubbed: true, message: expect.stringContaining('a dry-run session does not run it') }), { error: 'INVALID_ARGUMENT', message: NEEDS_SQL }]);
+    expect(dry.reply).toEqual(assistant(`You said: ${ask}\nTOOL_CHAT_POST_MESSAGE: stubbed (not run).\nTOOL_SQLDB_QUERY: INVALID_ARGUMENT: ${NEEDS_SQL}`));
 
     const secret = await stack.rpc<{ session: { name: string } }>(`${S}/CreateSession`, { parent: 'agents/poster', incognito: true });
     const incognito = await answerIn(secret.body.session.name);
     expect(incognito.results[0]).toEqual(expect.objectContaining({ stubbed: true, message: expect.stringContaining('an incognito session does not run it') }));
 
-    // An ordinary session does not stub it: the tool is merely unavailable in this runtime.
+    // An ordinary session does not stub it: it goes to the executor, which has no chat adapter.
     const plain = await stack.rpc<{ session: { name: string } }>(`${S}/CreateSession`, { parent: 'agents/poster' });
     const ordinary = await answerIn(plain.body.session.name);
-    expect(ordinary.results.map((r) => r.error)).toEqual(['UNAVAILABLE', 'UNAVAILABLE']);
+    expect(ordinary.results).toEqual([
+      { error: 'UNAVAILABLE', message: 'TOOL_CHAT_POST_MESSAGE cannot run here: this service has no executor for TOOL_CHAT_POST_MESSAGE on CONNECTION_TYPE_CHAT' },
+      { error: 'INVALID_ARGUMENT', message: NEEDS_SQL },
+    ]);
     expect(ordinary.results.some((r) => 'stubbed' in r)).toBe(false);
 
     // DescribeSessions and ListSessions show the dry-run and incognito sessions only when the filter asks for them.

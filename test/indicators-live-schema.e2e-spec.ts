@@ -2,16 +2,13 @@
  * Indicators planned against the live schema (issue 20): a SQL connection configured with no schema
  * at all, pointing at a PostgreSQL database this test creates. CreateIndicator reads the database's
  * catalog, plans the query and checks the kind's columns; a database that cannot be reached answers
- * UNAVAILABLE naming the connection. The api reads schemas through the test's PostgreSQL reader
- * (test/support/schema-reader.preload.js) until the SQL tool adapters' reader is wired in production.
+ * UNAVAILABLE naming the connection. The api reads schemas with the SQL tools' own reader.
  * Skipped with a message without PostgreSQL, unless SVC_REQUIRE_SERVERS=1.
  */
-import * as path from 'node:path';
 import { freePort, Stack, TEST_CONFIG } from './support/harness';
 import { createTestDatabase, PG, postgresAvailable, type TestDatabase } from './support/postgres';
 
 const S = 'svc.goals.v1.IndicatorsService';
-const PRELOAD = path.join(__dirname, 'support/schema-reader.preload.js');
 
 interface ErrorBody {
   error: { code: number; status: string; message: string };
@@ -61,9 +58,8 @@ describe('indicators planned against the live schema of a real PostgreSQL', () =
     db = await createTestDatabase('indicators', DDL);
     // A port nothing listens on: the database that cannot be reached.
     const downPort = await freePort();
-    const options = [process.env.NODE_OPTIONS, `--require ${PRELOAD}`].filter(Boolean).join(' ');
     // One process (projector in-process): a quicker start on a busy machine.
-    stack = await Stack.start({ config: config(db.name, downPort), env: { NODE_OPTIONS: options }, layout: 'inprocess' });
+    stack = await Stack.start({ config: config(db.name, downPort), layout: 'inprocess' });
     expect((await stack.rpc('svc.nxagent.v2.AgentService/CreateAgent', { agent_id: 'watch', agent: { display_name: 'watch' } })).status).toBe(200);
   }, 90_000);
   afterAll(async () => {

@@ -58,7 +58,7 @@ describe('session activity on the notification stream', () => {
     const [, toolCalls, toolResults, reply] = read.body.messages;
     const callId = (toolCalls.assistant as { toolCalls: Array<{ id: string }> }).toolCalls[0].id;
     const replyText = (reply.assistant as { text: { text: string } }).text.text;
-    expect(replyText).toBe(`You said: ${QUESTION}\nTOOL_SQLDB_QUERY: unavailable in this runtime.`);
+    expect(replyText).toBe(`You said: ${QUESTION}\nTOOL_SQLDB_QUERY: INVALID_ARGUMENT: TOOL_SQLDB_QUERY takes {"sql": "<one SQL statement>"}`);
 
     const committed = (offset: number, activity: Value): Value[] => [
       { '@type': type('ActivityNotification'), sessionOffset: offset, activity },

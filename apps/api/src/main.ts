@@ -52,6 +52,7 @@ async function bootstrap(): Promise<void> {
 function printDemoBanner(startup: StartupState, address: string, settings: Settings): void {
   if (!startup.demo) return;
   const { username, password, organization } = startup.demo;
+  const key = startup.demo.created ? `${username}:${password}` : `${username}:...`;
   const lines = startup.demo.created
     ? [
         '',
@@ -68,7 +69,26 @@ function printDemoBanner(startup: StartupState, address: string, settings: Setti
         `  Its API key pair (${username}:...) was printed when it was created; it is kept in ${startup.demo.file}.`,
         '',
       ];
+  lines.splice(lines.length - 1, 0, ...demoAgentLines(startup, key, address, settings));
   process.stderr.write(lines.join('\n') + '\n');
+}
+
+/**
+ * How to ask the demo agent about the sample database (when the machine's PostgreSQL gave one): a
+ * Write whose `/tool` line the built-in runtime runs (docs/operations.md, "What the built-in runtime answers").
+ */
+function demoAgentLines(startup: StartupState, key: string, address: string, settings: Settings): string[] {
+  const demo = startup.demo;
+  if (!demo?.agent || !demo.database) return [];
+  const text = '/tool TOOL_SQLDB_QUERY {\\"sql\\": \\"select status, count(*) from orders group by status order by status\\"}';
+  const write = `{"parent":"${demo.agent}","messages":[{"@type":"${settings.typeHost}/svc.nxagent.v1.Activity","user":{"text":{"text":"${text}"}}}]}`;
+  return [
+    `  Ask ${demo.agent} about the sample orders database (PostgreSQL ${demo.database.database} on ${demo.database.host}:${demo.database.port}):`,
+    `  curl -s -u '${key}' -H 'content-type: application/json' \\`,
+    `    -d '${write}' \\`,
+    `    ${address}/svc.nxagent.v2.AgentService/Write`,
+    `  then read its answer: curl -s -u '${key}' -H 'content-type: application/json' -d '{"session":"<the session above>"}' ${address}/svc.nxagent.v2.AgentService/Read`,
+  ];
 }
 
 // A fault nothing handled is logged and stops the api like a signal does (drain, then the projector), with status 1.

@@ -3,13 +3,19 @@ import { randomBytes } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { CommandBus } from '@nestjs/cqrs';
-import { applyOperatorConfig } from '@svc/application/config/apply';
+import { DecideAndAppend } from '@svc/application/commands/decide-and-append';
+import { applyOperatorConfig, CONFIG_ACTOR } from '@svc/application/config/apply';
+import { PERMISSIONS } from '@svc/contracts/roles/permissions';
+import { agentSpec } from '@svc/domain/agents/agent.resource';
+import { resourceStreamId } from '@svc/domain/shared/resource';
+import { resourceDecider } from '@svc/domain/shared/resource.decider';
 import type { Settings } from '@svc/infrastructure/config/env';
 import { loadOperatorConfig, type OperatorConfig, parseOperatorConfig } from '@svc/infrastructure/config/operator-config';
 import { SecretBox } from '@svc/infrastructure/config/secrets';
 import { positionToString } from '@svc/infrastructure/event-store/event-store.port';
 import { READ_STORE, SETTINGS } from '@svc/infrastructure/nest/tokens';
 import type { ReadStore } from '@svc/infrastructure/read-store/read-store.port';
+import { DEMO_AGENT_ID, DEMO_CONNECTION_ID, type DemoDatabase, prepareDemoDatabase } from './demo-database';
 
 export interface DemoCredentials {
   organization: string;
@@ -22,8 +28,11 @@ export interface DemoCredentials {
 export class StartupState {
   ready = false;
   configPosition: string | null = null;
-  /** `created`: this start made the demo organization's key pair (the only start that prints its secret). */
-  demo: (DemoCredentials & { created: boolean; file: string }) | null = null;
+  /**
+   * `created`: this start made the demo organization's key pair (the only start that prints its secret).
+   * `agent`: the demo agent bound to the sample SQL database, when the machine's PostgreSQL answered.
+   */
+  demo: (DemoCredentials & { created: boolean; file: string; agent?: string; database?: DemoDatabase }) | null = null;
 }
 
 /**
@@ -42,15 +51,46 @@ export class StartupService implements OnApplicationBootstrap {
   ) {}
 
   async onApplicationBootstrap(): Promise<void> {
-    const config = this.settings.configFile ? loadOperatorConfig(this.settings.configFile) : this.demoConfig();
+    const database = this.settings.configFile ? null : await prepareDemoDatabase((line) => this.logger.log(line));
+    const config = this.settings.configFile ? loadOperatorConfig(this.settings.configFile) : this.demoConfig(database);
     const secrets = SecretBox.fromEnvironment(this.settings.dataDir);
     const result = await applyOperatorConfig(config, { bus: this.bus, reads: this.reads, secrets });
+    if (this.state.demo && database) await this.ensureDemoAgent(this.state.demo.organization, database);
     this.state.configPosition = result.position ? positionToString(result.position) : null;
     this.logger.log(`operator configuration applied: ${result.changes} change(s), ${config.organizations.length} organization(s)`);
     this.state.ready = true;
   }
 
-  private demoConfig(): OperatorConfig {
+  /**
+   * The demo agent that answers from the sample database (created once; later edits are the
+   * user's). Sync in `ensure` mode, as the configuration's seeds are.
+   */
+  private async ensureDemoAgent(org: string, database: DemoDatabase): Promise<void> {
+    const name = `agents/${DEMO_AGENT_ID}`;
+    const actor = { org, actor: CONFIG_ACTOR, subject: CONFIG_ACTOR, permissions: [...PERMISSIONS], now: new Date().toISOString() };
+    await this.bus.execute(
+      new DecideAndAppend({
+      decider: resourceDecider(agentSpec),
+      streamId: resourceStreamId(agentSpec, org, name),
+      command: {
+        type: 'Sync',
+        actor,
+        id: DEMO_AGENT_ID,
+        mode: 'ensure',
+        resource: {
+          title: 'Sample orders analyst',
+          description: `Answers from the sample orders database (PostgreSQL ${database.database} on ${database.host}:${database.port}).`,
+          prompt: 'You answer questions about orders from the connected database. Query it; never guess numbers.',
+          connections: [{ name: `connections/${DEMO_CONNECTION_ID}`, enabledTools: ['TOOL_SQLDB_QUERY', 'TOOL_SQLDB_LIST_TABLES', 'TOOL_SQLDB_DESCRIBE_TABLE'] }],
+        },
+      },
+      context: { actor },
+      }),
+    );
+    if (this.state.demo) this.state.demo = { ...this.state.demo, agent: name, database };
+  }
+
+  private demoConfig(database: DemoDatabase | null): OperatorConfig {
     const file = path.join(this.settings.dataDir, 'demo-credentials.json');
     fs.mkdirSync(this.settings.dataDir, { recursive: true });
     let demo: DemoCredentials;
@@ -68,6 +108,18 @@ export class StartupService implements OnApplicationBootstrap {
           id: demo.organization,
           display_name: 'Demo organization',
           members: [{ user: 'demo', roles: ['admin'], api_keys: [`${demo.username}:${demo.password}`] }],
+          connections: database
+            ? [
+                {
+                  id: DEMO_CONNECTION_ID,
+                  display_name: 'Sample orders (PostgreSQL)',
+                  description: `The sample database ${database.database} on ${database.host}:${database.port}`,
+                  type: 'CONNECTION_TYPE_SQLDB',
+                  details: { sqldb: { driver: 'postgres', host: database.host, port: database.port, database: database.database, username: database.username, ssl_mode: 'disable' } },
+                  tools: ['TOOL_SQLDB_QUERY', 'TOOL_SQLDB_LIST_TABLES', 'TOOL_SQLDB_DESCRIBE_TABLE'].map((tool) => ({ tool, enabled: true })),
+                },
+              ]
+            : [],
         },
       ],
     });

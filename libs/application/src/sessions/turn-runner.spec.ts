@@ -73,7 +73,12 @@ describe('TurnRunner', () => {
     expect(runtime.turns[0].pending).toEqual([{ user: { text: { text: 'queued' } } }, { user: { text: { text: 'go' } } }]);
     // The provisional message written after the checkpoint waits for a later turn.
     expect(runtime.turns[0].messages).toHaveLength(2);
-    expect(runtime.turns[0].agent).toEqual({ name: 'agents/triage', prompt: 'p', enabledTools: ['TOOL_SQLDB_QUERY'] });
+    expect(runtime.turns[0].agent).toEqual({
+      name: 'agents/triage',
+      prompt: 'p',
+      enabledTools: ['TOOL_SQLDB_QUERY'],
+      connections: [{ name: 'connections/w', enabledTools: ['TOOL_SQLDB_QUERY'] }],
+    });
     const types = (await stream()).map((e) => e.type);
     expect(types.slice(6)).toEqual(['SessionTurnStarted', 'SessionMessagesWritten', 'SessionTurnCompleted', 'SessionStatusChanged']);
     const written = (await stream())[7];

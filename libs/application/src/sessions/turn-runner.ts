@@ -19,6 +19,7 @@ import {
   type AgentRuntime,
   type EphemeralNotification,
   type RuntimeAgent,
+  type RuntimeConnectionBinding,
   RuntimeFault,
   type TurnResult,
 } from '@svc/infrastructure/integrations/agent-runtime/agent-runtime.port';
@@ -109,11 +110,14 @@ export class TurnRunner {
     if (!state.resource) throw new RuntimeFault(`agent '${agentName}' not found`, false);
     const agent = state.resource as { prompt?: unknown; connections?: unknown };
     const tools = new Set<string>();
+    const connections: RuntimeConnectionBinding[] = [];
     for (const binding of Array.isArray(agent.connections) ? agent.connections : []) {
-      const enabled = (binding as { enabledTools?: unknown }).enabledTools;
-      if (Array.isArray(enabled)) for (const tool of enabled) if (typeof tool === 'string') tools.add(tool);
+      const { name, enabledTools } = binding as { name?: unknown; enabledTools?: unknown };
+      const enabled = Array.isArray(enabledTools) ? enabledTools.filter((tool): tool is string => typeof tool === 'string') : [];
+      for (const tool of enabled) tools.add(tool);
+      if (typeof name === 'string') connections.push({ name, enabledTools: enabled });
     }
-    return { name: agentName, prompt: typeof agent.prompt === 'string' ? agent.prompt : '', enabledTools: [...tools] };
+    return { name: agentName, prompt: typeof agent.prompt === 'string' ? agent.prompt : '', enabledTools: [...tools], connections };
   }
 }
 

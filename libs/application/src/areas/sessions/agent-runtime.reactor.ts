@@ -11,6 +11,9 @@
 import { SESSION_EVENTS } from '@svc/contracts/sessions/session.events';
 import { positionToString, type RecordedEvent } from '@svc/infrastructure/event-store/event-store.port';
 import { createAgentRuntime, loadRuntimeSettings, RuntimeFault } from '@svc/infrastructure/integrations/agent-runtime';
+import { SecretBox } from '@svc/infrastructure/config/secrets';
+import { createToolAdapters } from '@svc/infrastructure/integrations/tools/adapters';
+import { loadToolLimits, ToolExecutor } from '@svc/infrastructure/integrations/tools/tool-executor';
 import type { ReactorJob } from '@svc/infrastructure/reactors/event-reactor';
 import type { Reactor } from '../../reactors/reactor';
 import { type TurnRef, TurnRunner } from '../../sessions/turn-runner';
@@ -20,11 +23,14 @@ type TurnJob = ReactorJob & { ref: TurnRef };
 export const agentRuntimeReactor: Reactor = {
   name: 'agent-runtime',
   drivenBy: 'events',
-  create({ events, bus, folds, notifications, settings, log, follow }) {
+  create({ events, bus, folds, reads, notifications, settings, log, follow }) {
     const runtimeSettings = loadRuntimeSettings();
     // Turns stay requested (sessions STATUS_EXECUTING) until a projector with a runtime takes them.
     if (runtimeSettings.runtime === 'off') return { off: 'SVC_AGENT_RUNTIME=off' };
-    const runtime = createAgentRuntime(runtimeSettings);
+    // Tool calls run here, in the projector: connection secrets are opened per call, never handed to the runtime.
+    const limits = loadToolLimits();
+    const tools = new ToolExecutor({ reads, secrets: SecretBox.fromEnvironment(settings.dataDir), adapters: createToolAdapters(limits), limits, log });
+    const runtime = createAgentRuntime(runtimeSettings, tools.run);
     const runner = new TurnRunner({
       events,
       bus,
@@ -44,6 +50,7 @@ export const agentRuntimeReactor: Reactor = {
         { concurrency: runtimeSettings.concurrency },
       ),
       description: `${runtime.kind}, up to ${runtimeSettings.concurrency} turns at once`,
+      close: () => tools.close(),
     };
   },
 };

@@ -56,11 +56,20 @@ export interface RuntimeSession {
   settings: RuntimeSessionSettings;
 }
 
+/** One of the agent's `connections[]`: a connection it may use and the tools enabled on it. */
+export interface RuntimeConnectionBinding {
+  /** `connections/{id}` */
+  name: string;
+  enabledTools: string[];
+}
+
 export interface RuntimeAgent {
   name: string;
   prompt: string;
   /** Every tool enabled on the agent's connections (tool enum values), deduplicated. */
   enabledTools: string[];
+  /** The bindings the tools run on (the tool executor picks the connection of a call from these). */
+  connections?: RuntimeConnectionBinding[];
 }
 
 export interface TurnInput {
@@ -95,6 +104,12 @@ export interface TurnResult {
   activities: Activity[];
   conclusion?: Conclusion;
 }
+
+/**
+ * Runs one tool call of a turn (the tool executor, integrations/tools/tool-executor.ts). Never
+ * throws: a failure is a result the model reads (`{"error": CODE, "message": ...}`).
+ */
+export type ToolRunner = (call: ToolCall, turn: { session: RuntimeSession; agent: RuntimeAgent; signal?: AbortSignal }) => Promise<ToolResult>;
 
 export interface AgentRuntime {
   readonly kind: string;

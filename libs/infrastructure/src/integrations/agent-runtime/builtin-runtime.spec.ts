@@ -1,4 +1,4 @@
-import type { Activity, EphemeralNotification, RuntimeSessionSettings, TurnInput } from './agent-runtime.port';
+import type { Activity, EphemeralNotification, RuntimeSessionSettings, ToolCall, ToolRunner, TurnInput } from './agent-runtime.port';
 import { BuiltinRuntime, deltasOf, newUserText } from './builtin-runtime';
 
 const user = (text: string): Activity => ({ user: { text: { text } } });
@@ -14,9 +14,9 @@ function turn(pending: Activity[], options: { tools?: string[]; settings?: Parti
   };
 }
 
-async function run(input: TurnInput) {
+async function run(input: TurnInput, runTool?: ToolRunner) {
   const emitted: EphemeralNotification[] = [];
-  const result = await new BuiltinRuntime().runTurn(input, (n) => emitted.push(n));
+  const result = await new BuiltinRuntime({ runTool }).runTurn(input, (n) => emitted.push(n));
   return { result, emitted };
 }
 
@@ -60,7 +60,8 @@ describe('the built-in runtime', () => {
     expect(result.activities[2]).toEqual(
       assistant(
         'You said: Run TOOL_SQLDB_QUERY and TOOL_PROMQL_QUERY, then TOOL_SQLDB_QUERY again\n' +
-          'TOOL_SQLDB_QUERY: unavailable in this runtime.\nTOOL_PROMQL_QUERY is not enabled for this agent.',
+          'TOOL_SQLDB_QUERY: UNAVAILABLE: TOOL_SQLDB_QUERY cannot run in this runtime: no executor for it is configured\n' +
+          'TOOL_PROMQL_QUERY is not enabled for this agent.',
       ),
     );
     expect(emitted.map((n) => n.type).slice(0, 3)).toEqual(['AssistantThinking', 'ToolOutput', 'AssistantThinking']);
@@ -72,6 +73,38 @@ describe('the built-in runtime', () => {
     const results = (result.activities[1] as { user: { toolResults: Array<{ content: string }> } }).user.toolResults;
     expect(JSON.parse(results[0].content)).toMatchObject({ stubbed: true });
     expect(result.activities[2]).toEqual(assistant('You said: post it with TOOL_CHAT_POST_MESSAGE\nTOOL_CHAT_POST_MESSAGE: stubbed (not run).'));
+  });
+
+  it('calls a tool with the JSON arguments of a `/tool NAME {json}` line, through the executor, and quotes its result', async () => {
+    const seen: ToolCall[] = [];
+    const executor: ToolRunner = async (call) => {
+      seen.push(call);
+      const content = call.name === 'TOOL_SQLDB_QUERY' ? { columns: ['count'], rows: [[3]], rowCount: 1 } : { error: 'INVALID_ARGUMENT', message: 'no table' };
+      return { toolCallId: call.id, content: JSON.stringify(content) };
+    };
+    const text = 'How many orders?\n/tool TOOL_SQLDB_QUERY {"sql":"select count(*) from orders"}\n  /tool TOOL_SQLDB_DESCRIBE_TABLE\nAlso TOOL_SQLDB_QUERY and /tool TOOL_PROMQL_QUERY {}';
+    const { result } = await run(turn([user(text)], { tools: ['TOOL_SQLDB_QUERY', 'TOOL_SQLDB_DESCRIBE_TABLE'] }), executor);
+    // A tool named by a /tool line is not called a second time without arguments.
+    expect(seen).toEqual([
+      { id: 'turn-1-call-0', name: 'TOOL_SQLDB_QUERY', arguments: '{"sql":"select count(*) from orders"}' },
+      { id: 'turn-1-call-1', name: 'TOOL_SQLDB_DESCRIBE_TABLE', arguments: '{}' },
+    ]);
+    expect(result.activities[0]).toEqual({ assistant: { toolCalls: seen } });
+    const reply = (result.activities[2] as { assistant: { text: { text: string } } }).assistant.text.text;
+    expect(reply.split('\n').slice(1)).toEqual([
+      'TOOL_SQLDB_QUERY: {"columns":["count"],"rows":[[3]],"rowCount":1}',
+      'TOOL_SQLDB_DESCRIBE_TABLE: INVALID_ARGUMENT: no table',
+      'TOOL_PROMQL_QUERY is not enabled for this agent.',
+    ]);
+  });
+
+  it('passes arguments that are not JSON on to the executor, which answers for them, and quotes at most 2000 characters of a result', async () => {
+    const executor: ToolRunner = async (call) => ({ toolCallId: call.id, content: JSON.stringify({ echo: call.arguments, pad: 'x'.repeat(3000) }) });
+    const { result } = await run(turn([user('/tool TOOL_SQLDB_QUERY select 1')], { tools: ['TOOL_SQLDB_QUERY'] }), executor);
+    expect((result.activities[0] as { assistant: { toolCalls: ToolCall[] } }).assistant.toolCalls[0].arguments).toBe('select 1');
+    const reply = (result.activities[2] as { assistant: { text: { text: string } } }).assistant.text.text;
+    expect(reply.split('\n')[1]).toHaveLength('TOOL_SQLDB_QUERY: '.length + 2000 + 1);
+    expect(reply.endsWith('…')).toBe(true);
   });
 
   it('concludes when asked to, proposing the issues of `issue:` lines', async () => {

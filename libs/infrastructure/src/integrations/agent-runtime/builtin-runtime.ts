@@ -10,46 +10,65 @@ import {
   type Emit,
   type ProposedIssue,
   type ToolCall,
+  type ToolResult,
+  type ToolRunner,
   type TurnInput,
   type TurnResult,
   userText,
 } from './agent-runtime.port';
-import { toolResultOf } from './tools';
+import { runNoTools } from './tools';
 
 /** Longest excerpt of the user's text the reply quotes. */
 export const BUILTIN_EXCERPT_CHARS = 500;
 /** Most tools one turn calls, and most issues one conclusion proposes. */
 export const BUILTIN_MAX_TOOL_CALLS = 8;
 export const BUILTIN_MAX_ISSUES = 20;
+/** Longest excerpt of a tool result the reply quotes. */
+export const BUILTIN_RESULT_CHARS = 2000;
 
 const TOOL_NAME = /\bTOOL_[A-Z0-9_]+\b/g;
+/** `/tool TOOL_NAME {json arguments}` on a line of its own: a call with those arguments. */
+const TOOL_LINE = /^\s*\/tool\s+(TOOL_[A-Z0-9_]+)([\s\S]*)$/;
 const CONCLUDE = /\bconclude\b/i;
 const ISSUE_LINE = /^\s*issue:(.*)$/i;
 
+export interface BuiltinRuntimeOptions {
+  /** Runs the turn's tool calls (the tool executor); without one every call is answered as unavailable. */
+  runTool?: ToolRunner;
+}
+
 export class BuiltinRuntime implements AgentRuntime {
   readonly kind = 'builtin';
+  private readonly runTool: ToolRunner;
+
+  constructor(options: BuiltinRuntimeOptions = {}) {
+    this.runTool = options.runTool ?? runNoTools;
+  }
 
   async runTurn(input: TurnInput, emit: Emit): Promise<TurnResult> {
     const text = newUserText(input.pending);
-    const named = toolsNamedIn(text);
-    const enabled = named.filter((tool) => input.agent.enabledTools.includes(tool)).slice(0, BUILTIN_MAX_TOOL_CALLS);
-    const refused = named.filter((tool) => !input.agent.enabledTools.includes(tool));
+    const named = toolCallsIn(text);
+    const enabled = named.filter((call) => input.agent.enabledTools.includes(call.name)).slice(0, BUILTIN_MAX_TOOL_CALLS);
+    const refused = named.filter((call) => !input.agent.enabledTools.includes(call.name)).map((call) => call.name);
 
     const activities: Activity[] = [];
     const lines = [text.trim() === '' ? 'Nothing new to answer.' : `You said: ${excerpt(text)}`];
     emit({ type: 'AssistantThinking', value: {} });
     if (enabled.length > 0) {
-      const calls: ToolCall[] = enabled.map((name, i) => ({ id: `${input.turnId}-call-${i}`, name, arguments: '{}' }));
-      const results = calls.map((call) => toolResultOf(call, input.agent.enabledTools, input.session.settings));
-      activities.push({ assistant: { toolCalls: calls } }, { user: { toolResults: results } });
-      for (const [i, result] of results.entries()) {
+      const calls: ToolCall[] = enabled.map((call, i) => ({ id: `${input.turnId}-call-${i}`, name: call.name, arguments: call.arguments }));
+      const results: ToolResult[] = [];
+      // One after another: the notifications and the reply keep the order of the calls.
+      for (const call of calls) {
+        const result = await this.runTool(call, { session: input.session, agent: input.agent, signal: input.signal });
+        results.push(result);
         emit({ type: 'ToolOutput', value: { toolCallId: result.toolCallId, text: result.content } });
-        lines.push(`${calls[i].name}: ${outcomeOf(result.content)}.`);
       }
+      activities.push({ assistant: { toolCalls: calls } }, { user: { toolResults: results } });
+      for (const [i, result] of results.entries()) lines.push(`${calls[i].name}: ${outcomeOf(result.content)}`);
       // A second "model call" reads the tool results, as a real model would.
       emit({ type: 'AssistantThinking', value: {} });
     }
-    for (const tool of refused) lines.push(`${tool} is not enabled for this agent.`);
+    for (const tool of new Set(refused)) lines.push(`${tool} is not enabled for this agent.`);
 
     const conclusion = CONCLUDE.test(text) ? conclusionOf(text) : undefined;
     if (conclusion) lines.push(`Concluded with ${conclusion.done.issues.length} proposed issue(s).`);
@@ -71,9 +90,26 @@ export function newUserText(pending: readonly Activity[]): string {
   return texts.join('\n');
 }
 
-/** Tool enum values named in the text, in order of first mention, each once. */
-function toolsNamedIn(text: string): string[] {
-  return [...new Set(text.match(TOOL_NAME) ?? [])];
+/**
+ * The calls a message asks for, in order: each `/tool TOOL_NAME {json}` line is a call with those
+ * arguments (`{}` when the line has none); any other tool enum value named in the text is a call
+ * with no arguments, once per tool and only when no `/tool` line names it.
+ */
+function toolCallsIn(text: string): Array<{ name: string; arguments: string }> {
+  const explicit: Array<{ name: string; arguments: string; line: number }> = [];
+  const mentioned = new Map<string, number>();
+  for (const [line, content] of text.split('\n').entries()) {
+    const match = TOOL_LINE.exec(content);
+    // The name ends at a blank: `/tool TOOL_Xyz` is not a call of TOOL_X.
+    if (match && (match[2] === '' || /^\s/.test(match[2]))) {
+      explicit.push({ name: match[1], arguments: match[2].trim() || '{}', line });
+      continue;
+    }
+    for (const name of content.match(TOOL_NAME) ?? []) if (!mentioned.has(name)) mentioned.set(name, line);
+  }
+  const withArguments = new Set(explicit.map((c) => c.name));
+  const bare = [...mentioned].filter(([name]) => !withArguments.has(name)).map(([name, line]) => ({ name, arguments: '{}', line }));
+  return [...explicit, ...bare].sort((a, b) => a.line - b.line).map(({ name, arguments: args }) => ({ name, arguments: args }));
 }
 
 function excerpt(text: string): string {
@@ -81,9 +117,12 @@ function excerpt(text: string): string {
   return flat.length > BUILTIN_EXCERPT_CHARS ? `${flat.slice(0, BUILTIN_EXCERPT_CHARS)}…` : flat;
 }
 
+/** How the reply reports a result: stubbed, the error and its message, or the result itself (cut). */
 function outcomeOf(content: string): string {
-  const parsed = JSON.parse(content) as { stubbed?: boolean; error?: string };
-  return parsed.stubbed ? 'stubbed (not run)' : parsed.error === 'UNAVAILABLE' ? 'unavailable in this runtime' : 'refused';
+  const parsed = JSON.parse(content) as { stubbed?: boolean; error?: string; message?: string };
+  if (parsed.stubbed) return 'stubbed (not run).';
+  if (typeof parsed.error === 'string') return `${parsed.error}: ${parsed.message ?? ''}`.trim();
+  return content.length > BUILTIN_RESULT_CHARS ? `${content.slice(0, BUILTIN_RESULT_CHARS)}…` : content;
 }
 
 /** `issue: <title> | <description>` lines propose issues; a line with an empty title proposes none. */

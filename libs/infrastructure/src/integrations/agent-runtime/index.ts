@@ -4,12 +4,12 @@ export { OpenAiCompatibleRuntime } from './openai/openai-runtime';
 export { loadRuntimeSettings, type RuntimeSettings } from './runtime-settings';
 export { isWriteClassified, WRITE_CLASSIFIED_TOOLS } from './tools';
 
-import type { AgentRuntime } from './agent-runtime.port';
+import type { AgentRuntime, ToolRunner } from './agent-runtime.port';
 import { BuiltinRuntime } from './builtin-runtime';
 import { OpenAiCompatibleRuntime } from './openai/openai-runtime';
 import type { RuntimeSettings } from './runtime-settings';
 
-/** The adapter SVC_AGENT_RUNTIME selects (the built-in runtime unless it says `openai`). */
-export function createAgentRuntime(settings: RuntimeSettings): AgentRuntime {
-  return settings.runtime === 'openai' ? new OpenAiCompatibleRuntime(settings) : new BuiltinRuntime();
+/** The adapter SVC_AGENT_RUNTIME selects (the built-in runtime unless it says `openai`); `runTool` runs its tool calls. */
+export function createAgentRuntime(settings: RuntimeSettings, runTool?: ToolRunner): AgentRuntime {
+  return settings.runtime === 'openai' ? new OpenAiCompatibleRuntime(settings, { runTool }) : new BuiltinRuntime({ runTool });
 }

@@ -1,9 +1,10 @@
 /**
- * What the runtime does with a tool call. No tool executor runs inside the runtime yet, so every
- * call gets an honest result instead of an invented one; the classification decides which results
- * say "stubbed" (docs/decisions.md, "Agent runtime").
+ * The rules every tool call passes before anything runs: a tool the agent has not enabled is
+ * refused, and a write-classified tool in a dry-run or incognito session is stubbed (docs/decisions.md,
+ * "Agent runtime"). The tool executor (integrations/tools/tool-executor.ts) applies them first; a
+ * runtime built without an executor answers every other call honestly as unavailable.
  */
-import type { RuntimeSessionSettings, ToolCall, ToolResult } from './agent-runtime.port';
+import type { RuntimeSessionSettings, ToolCall, ToolResult, ToolRunner } from './agent-runtime.port';
 
 /**
  * Tools with effects outside the service (a message posted, an incident or ticket opened, an HTTP
@@ -22,21 +23,32 @@ export function isWriteClassified(tool: string): boolean {
 }
 
 /**
- * The result of a tool call in this runtime: a write-classified tool in a dry-run or incognito
- * session is stubbed (dry_run forces incognito); a tool the agent has not enabled is refused; any
- * other tool is unavailable here. The content is JSON text, as the Activity's toolResults require.
+ * What a call gets without running: refused when the agent has not enabled the tool, stubbed when
+ * it is write-classified and the session is dry-run or incognito (dry_run forces incognito); null
+ * when it may run.
  */
-export function toolResultOf(call: ToolCall, enabledTools: readonly string[], settings: RuntimeSessionSettings): ToolResult {
-  let content: Record<string, unknown>;
-  if (!enabledTools.includes(call.name)) {
-    content = { error: 'NOT_ENABLED', message: `${call.name} is not enabled for this agent` };
-  } else if (isWriteClassified(call.name) && (settings.dryRun || settings.incognito)) {
-    content = {
+export function gatedResultOf(call: ToolCall, enabledTools: readonly string[], settings: RuntimeSessionSettings): Record<string, unknown> | null {
+  if (!enabledTools.includes(call.name)) return { error: 'NOT_ENABLED', message: `${call.name} is not enabled for this agent` };
+  if (isWriteClassified(call.name) && (settings.dryRun || settings.incognito)) {
+    return {
       stubbed: true,
       message: `${call.name} changes things outside the service; ${settings.dryRun ? 'a dry-run' : 'an incognito'} session does not run it`,
     };
-  } else {
-    content = { error: 'UNAVAILABLE', message: `${call.name} cannot run in this runtime: no executor for it is configured` };
   }
+  return null;
+}
+
+/**
+ * The result of a tool call in a runtime without an executor: the gate's answer, else an honest
+ * UNAVAILABLE. The content is JSON text, as the Activity's toolResults require.
+ */
+export function toolResultOf(call: ToolCall, enabledTools: readonly string[], settings: RuntimeSessionSettings): ToolResult {
+  const content = gatedResultOf(call, enabledTools, settings) ?? {
+    error: 'UNAVAILABLE',
+    message: `${call.name} cannot run in this runtime: no executor for it is configured`,
+  };
   return { toolCallId: call.id, content: JSON.stringify(content) };
 }
+
+/** The ToolRunner of a runtime built without a tool executor (unit tests, tools switched off). */
+export const runNoTools: ToolRunner = async (call, { agent, session }) => toolResultOf(call, agent.enabledTools, session.settings);

@@ -12,7 +12,8 @@
 import { checkPlannedColumns } from '@svc/domain/indicators/indicator-contract';
 import { checkPlaceholders, compileIndicatorSql, type SqlDialect } from '@svc/domain/indicators/indicator-sql';
 import { DomainError } from '@svc/domain/shared/domain-error';
-import { PgSchemaReader } from '../../../../../test/support/pg-schema-reader';
+import { SqlPools } from '../tools/sql/sql-pools';
+import { SqlSchemaReader } from '../tools/sql/sql-schema';
 import { createMariaDatabase, mariadbAvailable, type TestMariaDatabase } from '../../../../../test/support/mariadb';
 import { createTestDatabase, PG, postgresAvailable, type TestDatabase } from '../../../../../test/support/postgres';
 import { IndicatorPlanner, type PlannedConnection } from './indicator-planner';
@@ -135,10 +136,12 @@ describe('indicator query corpus: planned against the live schema', () => {
   let db: TestDatabase | undefined;
   let maria: TestMariaDatabase | undefined;
   let planner: IndicatorPlanner;
+  let pools: SqlPools;
   let warehouse: PlannedConnection;
 
   beforeAll(async () => {
-    planner = new IndicatorPlanner(new PgSchemaReader());
+    pools = new SqlPools();
+    planner = new IndicatorPlanner(new SqlSchemaReader(pools));
     if (await mariadbAvailable('the MySQL rows of the indicator query corpus')) maria = await createMariaDatabase('corpus', MARIADB_DDL);
     if (!(await postgresAvailable('the indicator query corpus'))) return;
     db = await createTestDatabase('corpus', DDL);
@@ -147,6 +150,7 @@ describe('indicator query corpus: planned against the live schema', () => {
   }, 30_000);
   afterAll(async () => {
     await planner.engine.close();
+    await pools.close();
     await db?.drop();
     await maria?.drop();
   });

@@ -50,7 +50,7 @@ export interface ToolAdapter {
 }
 
 /** The failure codes a tool result carries; the model sees `{error: code, message}`. */
-export type ToolErrorCode = 'INVALID_ARGUMENT' | 'PERMISSION_DENIED' | 'DEADLINE_EXCEEDED' | 'UNAVAILABLE' | 'FAILED_PRECONDITION';
+export type ToolErrorCode = 'INVALID_ARGUMENT' | 'NOT_FOUND' | 'PERMISSION_DENIED' | 'DEADLINE_EXCEEDED' | 'UNAVAILABLE' | 'FAILED_PRECONDITION';
 
 /** A tool call that failed for a reason the model may act on; its message never holds a secret. */
 export class ToolError extends Error {
@@ -70,6 +70,8 @@ export interface DatabaseSchema {
     name: string;
     columns: Array<{ name: string; /** The database's own type name, e.g. `timestamp with time zone`, `bigint`, `varchar(255)`. */ type: string }>;
   }>;
+  /** Set when the catalog held more columns than the reader's bound: the tables listed are complete, later ones are missing. */
+  truncated?: boolean;
 }
 
 /** Reads a SQL connection's schema (read-only, through the same pools as the SQL tools). */

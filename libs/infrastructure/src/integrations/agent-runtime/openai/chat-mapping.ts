@@ -32,7 +32,10 @@ const params = (properties: Record<string, unknown>, required: string[] = Object
 
 /** What the model is told about each tool. A tool missing here still gets an open argument object. */
 const TOOL_SCHEMAS: Record<string, { description: string; parameters: Record<string, unknown> }> = {
-  TOOL_SQLDB_QUERY: { description: 'Run a read-only SQL query on the connected database.', parameters: params({ query: str('SQL text') }) },
+  TOOL_SQLDB_QUERY: {
+    description: 'Run one read-only SQL statement on the connected database (rows and bytes are capped; `truncated` says what was cut).',
+    parameters: params({ sql: str('one SQL statement') }),
+  },
   TOOL_SQLDB_LIST_TABLES: { description: 'List the tables of the connected database.', parameters: params({}) },
   TOOL_SQLDB_DESCRIBE_TABLE: { description: 'Describe the columns of one table.', parameters: params({ table: str('table name') }) },
   TOOL_PROMQL_QUERY: { description: 'Evaluate a PromQL instant query.', parameters: params({ query: str('PromQL'), time: str('RFC 3339, optional') }, ['query']) },
@@ -75,9 +78,21 @@ export function toolsFor(agent: RuntimeAgent): { tools: FunctionTool[]; toolOf: 
     const name = functionNameOf(tool);
     toolOf.set(name, tool);
     const schema = TOOL_SCHEMAS[tool] ?? { description: tool, parameters: { type: 'object' } };
-    tools.push({ type: 'function', function: { name, ...schema } });
+    tools.push({ type: 'function', function: { name, ...schema, parameters: withConnection(schema.parameters, tool, agent) } });
   }
   return { tools: [...tools, CONCLUDE_TOOL], toolOf };
+}
+
+/**
+ * A tool enabled on several of the agent's connections takes a `connection` argument naming one
+ * (the tool executor refuses the call without it); on one connection it needs none.
+ */
+function withConnection(parameters: Record<string, unknown>, tool: string, agent: RuntimeAgent): Record<string, unknown> {
+  const names = (agent.connections ?? []).filter((b) => b.enabledTools.includes(tool)).map((b) => b.name);
+  if (names.length < 2) return parameters;
+  const properties = (parameters.properties ?? {}) as Record<string, unknown>;
+  const required = Array.isArray(parameters.required) ? (parameters.required as string[]) : [];
+  return { ...parameters, properties: { ...properties, connection: { type: 'string', enum: names, description: 'the connection to run on' } }, required: [...required, 'connection'] };
 }
 
 /** The session so far as chat messages: the agent's prompt (and a backtest's clock) first. */

@@ -1,7 +1,7 @@
 /**
  * The OpenAI-compatible adapter: a turn is a loop of streaming chat-completions calls. Each call is
  * announced by AssistantThinking; its text deltas go out as AssistantOutput (one `seq` counter for
- * the whole turn); tool calls get the runtime's honest results and the model is called again, at
+ * the whole turn); tool calls run through the tool executor and the model is called again, at
  * most MAX_MODEL_CALLS times. Calling `conclude` ends the turn with a conclusion.
  */
 import { z } from 'zod';
@@ -12,11 +12,13 @@ import {
   type Emit,
   RuntimeFault,
   type ToolCall,
+  type ToolResult,
+  type ToolRunner,
   type TurnInput,
   type TurnResult,
 } from '../agent-runtime.port';
 import { modelTargetOf, type RuntimeSettings } from '../runtime-settings';
-import { toolResultOf } from '../tools';
+import { runNoTools } from '../tools';
 import { CONCLUDE_FUNCTION, chatMessagesOf, chatMessagesOfActivity, toolsFor } from './chat-mapping';
 import { streamChat } from './chat-stream';
 
@@ -26,7 +28,15 @@ export const MAX_MODEL_CALLS = 5;
 export class OpenAiCompatibleRuntime implements AgentRuntime {
   readonly kind = 'openai';
 
-  constructor(private readonly settings: RuntimeSettings) {}
+  private readonly runTool: ToolRunner;
+
+  /** `runTool` runs the model's tool calls (the tool executor); without one every call is answered as unavailable. */
+  constructor(
+    private readonly settings: RuntimeSettings,
+    options: { runTool?: ToolRunner } = {},
+  ) {
+    this.runTool = options.runTool ?? runNoTools;
+  }
 
   async runTurn(input: TurnInput, emit: Emit): Promise<TurnResult> {
     const { agent, session } = input;
@@ -61,12 +71,16 @@ export class OpenAiCompatibleRuntime implements AgentRuntime {
       }
       const calls: ToolCall[] = streamed.toolCalls.map((c) => ({
         id: c.id || `${input.turnId}-call-${callCount++}`,
-        // An unknown function keeps its name: toolResultOf refuses it as not enabled.
+        // An unknown function keeps its name: the executor refuses it as not enabled.
         name: toolOf.get(c.name) ?? c.name,
         arguments: c.arguments,
       }));
-      const results = calls.map((call) => toolResultOf(call, agent.enabledTools, session.settings));
-      for (const result of results) emit({ type: 'ToolOutput', value: { toolCallId: result.toolCallId, text: result.content } });
+      const results: ToolResult[] = [];
+      for (const call of calls) {
+        const result = await this.runTool(call, { session, agent, signal: input.signal });
+        results.push(result);
+        emit({ type: 'ToolOutput', value: { toolCallId: result.toolCallId, text: result.content } });
+      }
       const exchange: Activity[] = [{ assistant: { toolCalls: calls } }, { user: { toolResults: results } }];
       activities.push(...exchange);
       for (const activity of exchange) messages.push(...chatMessagesOfActivity(activity));
