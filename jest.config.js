@@ -4,7 +4,17 @@ const moduleNameMapper = {
   '^@svc/(contracts|domain|infrastructure)$': '<rootDir>/libs/$1/src',
   '^@svc/(contracts|domain|infrastructure)/(.*)$': '<rootDir>/libs/$1/src/$2',
 };
-const common = { transform: { '^.+\\.ts$': swc }, moduleNameMapper, testEnvironment: 'node' };
+// Packages published as ES modules only. Node 20.19+/22.12+ require() them natively, but Jest's own
+// module loader does so only on Node 24.9+ (and under --experimental-vm-modules): below that it needs
+// them compiled to CommonJS, so they are transformed like our sources instead of ignored.
+const ESM_ONLY = ['@nestjs'];
+const swcJs = ['@swc/jest', { jsc: { parser: { syntax: 'ecmascript' }, target: 'es2022' }, module: { type: 'commonjs' } }];
+const common = {
+  transform: { '^.+\\.ts$': swc, '^.+\\.js$': swcJs },
+  transformIgnorePatterns: [`/node_modules/(?!(${ESM_ONLY.join('|')})/)`],
+  moduleNameMapper,
+  testEnvironment: 'node',
+};
 module.exports = {
   projects: [
     // test/*.spec.ts: static checks of the repository itself (test/layout.spec.ts), no build needed.
