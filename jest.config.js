@@ -7,7 +7,7 @@ const moduleNameMapper = {
 // Packages published as ES modules only. Node 20.19+/22.12+ require() them natively, but Jest's own
 // module loader does so only on Node 24.9+ (and under --experimental-vm-modules): below that it needs
 // them compiled to CommonJS, so they are transformed like our sources instead of ignored.
-const ESM_ONLY = ['@nestjs', 'jose'];
+const ESM_ONLY = ['@nestjs', 'jose', 'uuid'];
 const swcJs = ['@swc/jest', { jsc: { parser: { syntax: 'ecmascript' }, target: 'es2022' }, module: { type: 'commonjs' } }];
 const common = {
   transform: { '^.+\\.ts$': swc, '^.+\\.js$': swcJs },
