@@ -4,12 +4,15 @@ const moduleNameMapper = {
   '^@svc/(contracts|domain|infrastructure|application)$': '<rootDir>/libs/$1/src',
   '^@svc/(contracts|domain|infrastructure|application)/(.*)$': '<rootDir>/libs/$1/src/$2',
 };
-// ESM-only packages (Octokit and its helpers) are compiled to CommonJS for jest, as Node 20.19+ loads them with require() itself.
-const esmOnly = ['@octokit', 'universal-user-agent', 'before-after-hook', 'json-with-bigint', 'fast-content-type-parse', 'content-type'];
-const swcJs = ['@swc/jest', { jsc: { parser: { syntax: 'ecmascript' }, target: 'es2022' } }];
+// Packages published as ES modules only. Node 20.19+/22.12+ require() them natively, but Jest's own
+// module loader does so only on Node 24.9+ (and under --experimental-vm-modules): below that it needs
+// them compiled to CommonJS, so they are transformed like our sources instead of ignored.
+// Octokit and its helpers too (content-type is the copy @octokit/request nests, ES modules only).
+const ESM_ONLY = ['@nestjs', 'jose', 'uuid', '@octokit', 'universal-user-agent', 'before-after-hook', 'json-with-bigint', 'fast-content-type-parse', 'content-type'];
+const swcJs = ['@swc/jest', { jsc: { parser: { syntax: 'ecmascript' }, target: 'es2022' }, module: { type: 'commonjs' } }];
 const common = {
   transform: { '^.+\\.ts$': swc, '^.+\\.js$': swcJs },
-  transformIgnorePatterns: [`/node_modules/(?!(${esmOnly.join('|')})/)`],
+  transformIgnorePatterns: [`/node_modules/(?!(${ESM_ONLY.join('|')})/)`],
   moduleNameMapper,
   testEnvironment: 'node',
 };

@@ -28,7 +28,7 @@ async function bootstrap(): Promise<void> {
     shutdown.withProjector(new ProjectorSupervisor({ logger, stopping: () => shutdown.stopping }).launch());
   }
   if (settings.projectorMode === 'inprocess') {
-    const { startProjector } = await import('../../projector/src/projector');
+    const { startProjector } = await import('../../projector/src/projector.js');
     const projector = await startProjector(settings, nestLogger);
     shutdown.withProjector({ stop: () => projector.close() });
   }

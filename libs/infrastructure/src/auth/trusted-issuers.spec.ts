@@ -1,12 +1,12 @@
-import { exportSPKI, generateKeyPair, type KeyLike, SignJWT, UnsecuredJWT } from 'jose';
+import { type CryptoKey, exportSPKI, generateKeyPair, SignJWT, UnsecuredJWT } from 'jose';
 import { CLOCK_TOLERANCE_S, TokenRejected, TrustedIssuers } from './trusted-issuers';
 
 const ISSUER = 'https://idp.example';
 const now = () => Math.floor(Date.now() / 1000);
 
 describe('TrustedIssuers (bearer and workload JWT verification)', () => {
-  let key: KeyLike;
-  let other: KeyLike;
+  let key: CryptoKey;
+  let other: CryptoKey;
   let issuers: TrustedIssuers;
 
   beforeAll(async () => {
@@ -16,7 +16,7 @@ describe('TrustedIssuers (bearer and workload JWT verification)', () => {
     issuers = new TrustedIssuers([{ issuer: ISSUER, audience: 'svc', publicKeyPem: await exportSPKI(pair.publicKey), organizations: ['acme'] }], 'bearer issuer');
   });
 
-  const sign = (claims: Record<string, unknown> = {}, options: { key?: KeyLike; exp?: number; nbf?: number; iss?: string; aud?: string } = {}) => {
+  const sign = (claims: Record<string, unknown> = {}, options: { key?: CryptoKey; exp?: number; nbf?: number; iss?: string; aud?: string } = {}) => {
     const jwt = new SignJWT({ org: 'acme', ...claims })
       .setProtectedHeader({ alg: 'ES256' })
       .setIssuer(options.iss ?? ISSUER)
