@@ -34,8 +34,8 @@ const idRule = (issue: { input?: unknown }) =>
 const catalogId = () => z.string({ error: idRule }).regex(CATALOG_ID_PATTERN, { error: idRule });
 
 /** The resource fields as file keys; their values are the domain's to judge (one rule, one place). */
-function resourceFields(fields: readonly string[]): Record<string, z.ZodType> {
-  const judged = z.unknown().meta({ description: 'judged by the catalog rules (libs/domain/src/catalog/service.resource.ts)' });
+function resourceFields(fields: readonly string[], rules = 'libs/domain/src/catalog/service.resource.ts'): Record<string, z.ZodType> {
+  const judged = z.unknown().meta({ description: `judged by the catalog rules (${rules})` });
   return Object.fromEntries(fields.map((field) => [camelToSnake(field), judged.optional()]));
 }
 
@@ -74,20 +74,23 @@ const serviceEntry = mapping(
   return { id, resource, dimensions: dimensions ?? [] };
 });
 
-/** The `services:` list of an organization: each entry by the catalog's rules, IDs unique. */
-export const serviceList = () =>
+/** A list of catalog entries, each judged by its entry schema, IDs unique (`{noun} 'x' appears twice`). */
+const uniqueIdList = <T extends { id: string }>(entry: z.ZodType<T>, noun: string) =>
   z
-    .array(serviceEntry, { error: 'must be a list' })
-    .superRefine((services, ctx) => {
+    .array(entry, { error: 'must be a list' })
+    .superRefine((entries, ctx) => {
       const seen = new Set<string>();
-      services.forEach((service, i) => {
-        if (seen.has(service.id)) addIssue(ctx, `service '${service.id}' appears twice`, [i, 'id'], true);
-        seen.add(service.id);
+      entries.forEach((e, i) => {
+        if (seen.has(e.id)) addIssue(ctx, `${noun} '${e.id}' appears twice`, [i, 'id'], true);
+        seen.add(e.id);
       });
     })
     .nullish();
 
-const providerEntry = mapping({ id: catalogId(), ...resourceFields(PROVIDER_FIELDS) }, CATALOG_FIELD).transform((entry, ctx): ProviderConfig => {
+/** The `services:` list of an organization: each entry by the catalog's rules, IDs unique. */
+export const serviceList = () => uniqueIdList(serviceEntry, 'service');
+
+const providerEntry = mapping({ id: catalogId(), ...resourceFields(PROVIDER_FIELDS, 'libs/domain/src/catalog/provider.resource.ts') }, CATALOG_FIELD).transform((entry, ctx): ProviderConfig => {
   const { id, ...fields } = entry as { id: string } & Record<string, unknown>;
   const { state: _none, ...given } = toResource(fields, '');
   const resource: JsonObject = { kind: 'PROVIDER_KIND_UNSPECIFIED', services: [], ...given };
@@ -96,14 +99,4 @@ const providerEntry = mapping({ id: catalogId(), ...resourceFields(PROVIDER_FIEL
 });
 
 /** The `providers:` list of an organization (the catalog's providers), IDs unique. */
-export const providerList = () =>
-  z
-    .array(providerEntry, { error: 'must be a list' })
-    .superRefine((providers, ctx) => {
-      const seen = new Set<string>();
-      providers.forEach((provider, i) => {
-        if (seen.has(provider.id)) addIssue(ctx, `provider '${provider.id}' appears twice`, [i, 'id'], true);
-        seen.add(provider.id);
-      });
-    })
-    .nullish();
+export const providerList = () => uniqueIdList(providerEntry, 'provider');
