@@ -58,17 +58,20 @@ describe('wire: errors, routes and casing', () => {
     expectError(await stack.request('GET', '/no/such/route'), 404, 'NOT_FOUND');
     expectError(await stack.rpc('svc.nothing.v1.NopeService/Nope', {}), 404, 'NOT_FOUND');
     expectError(await stack.rpc(`${NOTES}/FrobnicateNote`, {}), 404, 'NOT_FOUND');
-    // A spec method no issue has built yet (CreateTrigger was the example until triggers landed).
-    expectError(await stack.rpc('svc.skills_bundles.v1.SkillsBundlesService/CreateSkillsBundle', {}), 501, 'UNIMPLEMENTED');
+    // A spec method no issue has built yet (CreateTrigger, then CreateSkillsBundle, were the examples until they landed).
+    expectError(await stack.rpc('svc.monitoring_plans.v1.MonitoringPlanService/GetMonitoringPlan', {}), 501, 'UNIMPLEMENTED');
   });
 
   it('REST aliases route by the spec\'s path templates; REST-only methods have no RPC form', async () => {
-    const listRepositories = '/v1/codehost-connections:listRepositories';
-    expectError(await stack.request('POST', listRepositories, { body: {} }), 501, 'UNIMPLEMENTED');
-    expectError(await stack.request('GET', listRepositories), 404, 'NOT_FOUND', /not supported/);
+    // A REST-only method not built yet (ListRepositories was the example until it landed).
+    const startOAuth = '/v1/codehost-connections:startOAuth';
+    expectError(await stack.request('POST', startOAuth, { body: {} }), 501, 'UNIMPLEMENTED');
+    expectError(await stack.request('GET', startOAuth), 404, 'NOT_FOUND', /not supported/);
     expectError(await stack.request('GET', '/v1/no-such-collection'), 404, 'NOT_FOUND');
+    expectError(await stack.rpc('svc.connections.v1.IntegrationHelpersService/StartCodehostOAuth', {}), 404, 'NOT_FOUND', /POST \/v1/);
+    expectError(await stack.request('POST', startOAuth, { body: {}, as: null }), 401, 'UNAUTHENTICATED');
+    // A built REST-only method has no RPC form either.
     expectError(await stack.rpc('svc.connections.v1.IntegrationHelpersService/ListRepositories', {}), 404, 'NOT_FOUND', /POST \/v1/);
-    expectError(await stack.request('POST', listRepositories, { body: {}, as: null }), 401, 'UNAUTHENTICATED');
   });
 
   it('every write of a frozen feature is FAILED_PRECONDITION with reason FEATURE_READ_ONLY', async () => {

@@ -1,6 +1,7 @@
 import type { ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import { Readable } from 'node:stream';
+import { StreamableFile } from '@nestjs/common';
 import type { FastifyReply } from 'fastify';
 import { DomainError } from '@svc/domain/shared/domain-error';
 import { sseSlowConsumers, sseSubscribers } from '@svc/infrastructure/observability/metrics';
@@ -273,10 +274,16 @@ export const EVENT_STREAM_HEADERS = {
   'x-accel-buffering': 'no',
 } as const;
 
-/** What a controller sends for a method's result: an event stream's body with its headers, else the result. */
+/**
+ * What a controller sends for a method's result: an event stream's body with its headers, else the
+ * result. The body goes out as a StreamableFile: Nest 12 reads any other async iterable it is handed
+ * into a copy of its own, whose buffer this stream's accounting would not see; a StreamableFile's
+ * stream is given to Fastify as it is, piped to the response with backpressure.
+ */
 export function answer(reply: FastifyReply, result: unknown): unknown {
   if (!(result instanceof EventStream)) return result;
   result.attach(reply.raw);
   void reply.headers(EVENT_STREAM_HEADERS);
-  return result.body;
+  // Errors of the body are the stream's own to report (an `event: error`); the file logs nothing.
+  return new StreamableFile(result.body).setErrorLogger(() => undefined);
 }
