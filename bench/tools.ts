@@ -3,7 +3,7 @@
  * projector runs them (connection read from a read model, secrets opened, pooled sockets), one call
  * after another. Not a phase of `npm run bench` (it needs PostgreSQL and MariaDB, not the stack):
  *
- *   npm run build && node dist/bench/tools.js
+ *   npm run bench:tools   (npm run build && node dist/bench/tools.js)
  *
  *   BENCH_TOOL_CALLS   calls per measure (default 300)
  *   PGHOST/PGPORT/PGUSER/PGDATABASE, MYSQL_HOST/MYSQL_PORT/MYSQL_USER/MYSQL_PASSWORD   the servers (the tests' defaults)
