@@ -14,8 +14,6 @@ import {
   ListRepositoryBranchesResponse,
 } from '@svc/contracts/connections/codehost.contract';
 import { invalid } from '@svc/domain/shared/domain-error';
-import { codeHostFailure, codeHostOf } from '@svc/infrastructure/integrations/codehost/codehost-of';
-import type { CodeHost } from '@svc/infrastructure/integrations/codehost/codehost.port';
 import { decodePageToken, encodePageToken, pageSize, queryFingerprint } from '@svc/infrastructure/query/page-token';
 import { MethodRegistry } from '../http/method-registry';
 import { defineMethod, type ServiceSettings } from '../resource-kit/method-builders';
@@ -34,7 +32,7 @@ export class CodehostHelpers implements OnModuleInit {
     this.registry.register(
       defineMethod(HELPERS, 'ListRepositories', { request: ListRepositoriesRequest, response: ListRepositoriesResponse }, 'read', async ({ principal, request }) => {
         const page = pageOf(request, { connection: request.connectionName });
-        const slice = await this.hostOf(principal.org, request.connectionName, (host) => host.listRepositories(page.offset, page.size));
+        const slice = await this.credentials.withCodeHost(principal.org, request.connectionName, (host) => host.listRepositories(page.offset, page.size));
         return { repositories: slice.items, nextPageToken: page.tokenAt(slice.next) };
       }),
       defineMethod(
@@ -44,23 +42,13 @@ export class CodehostHelpers implements OnModuleInit {
         'read',
         async ({ principal, request }) => {
           const page = pageOf(request, { connection: request.connectionName, repository: request.repository });
-          const [repository, slice] = await this.hostOf(principal.org, request.connectionName, (host) =>
+          const [repository, slice] = await this.credentials.withCodeHost(principal.org, request.connectionName, (host) =>
             Promise.all([host.getRepository(request.repository), host.listBranches(request.repository, page.offset, page.size)]),
           );
           return { branches: slice.items, defaultBranch: repository.defaultBranch, nextPageToken: page.tokenAt(slice.next) };
         },
       ),
     );
-  }
-
-  /** Runs `read` on the connection's code host (NOT_FOUND outside the caller's organization). */
-  private async hostOf<T>(org: string, connectionName: string, read: (host: CodeHost) => Promise<T>): Promise<T> {
-    const connection = await this.credentials.resolve(org, connectionName);
-    try {
-      return await read(codeHostOf({ ...connection, name: connectionName }));
-    } catch (error) {
-      throw codeHostFailure(error);
-    }
   }
 }
 

@@ -5,6 +5,8 @@ import type { Settings } from '@svc/infrastructure/config/env';
 import { omitSecrets, openSecrets, SecretBox, SecretUnavailableError } from '@svc/infrastructure/config/secrets';
 import { SETTINGS } from '@svc/infrastructure/nest/tokens';
 import type { Doc } from '@svc/infrastructure/read-store/read-store.port';
+import { codeHostFailure, codeHostOf } from '@svc/infrastructure/integrations/codehost/codehost-of';
+import type { CodeHost } from '@svc/infrastructure/integrations/codehost/codehost.port';
 import { toCamelDeep } from '@svc/infrastructure/wire';
 import { GetDocumentQuery } from '../cqrs/queries';
 import { pick } from '../resource-kit/presentation';
@@ -47,5 +49,18 @@ export class ConnectionCredentials {
   async withoutSecrets(org: string, name: string): Promise<Doc> {
     const doc = await this.queries.execute(new GetDocumentQuery('connections', org, name, 'connection'));
     return pick({ ...doc, connectionDetails: toCamelDeep(omitSecrets(doc.connectionDetails ?? {})) }, CONNECTION_FIELDS);
+  }
+
+  /**
+   * Runs `read` on the code host a connection of `org` names (NOT_FOUND outside the organization,
+   * INVALID_ARGUMENT for another type), the host's failures answered with the API's codes.
+   */
+  async withCodeHost<T>(org: string, name: string, read: (host: CodeHost) => Promise<T>): Promise<T> {
+    const connection = await this.resolve(org, name);
+    try {
+      return await read(codeHostOf({ ...connection, name }));
+    } catch (error) {
+      throw codeHostFailure(error);
+    }
   }
 }

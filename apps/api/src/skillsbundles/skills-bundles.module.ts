@@ -14,7 +14,6 @@ import {
 } from '@svc/contracts/skillsbundles/skillsbundles.contract';
 import { invalid } from '@svc/domain/shared/domain-error';
 import { checkBranch, checkDirectory, checkRepository } from '@svc/domain/skillsbundles/skills-bundle.resource';
-import { codeHostFailure, codeHostOf } from '@svc/infrastructure/integrations/codehost/codehost-of';
 import { discoverSkills, type Skill, type SkillsSource } from '@svc/infrastructure/integrations/codehost/skills';
 import { ConnectionCredentials } from '../connections/connection-credentials';
 import { ConnectionsModule } from '../connections/connections.module';
@@ -73,13 +72,8 @@ class SkillsBundleMethods implements OnModuleInit {
     );
   }
 
-  private async skillsOf(org: string, source: SkillsSource): Promise<Skill[]> {
-    const connection = await this.credentials.resolve(org, source.connection);
-    try {
-      return await discoverSkills(codeHostOf({ ...connection, name: source.connection }), source);
-    } catch (error) {
-      throw codeHostFailure(error);
-    }
+  private skillsOf(org: string, source: SkillsSource): Promise<Skill[]> {
+    return this.credentials.withCodeHost(org, source.connection, (host) => discoverSkills(host, source));
   }
 }
 
