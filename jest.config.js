@@ -8,7 +8,7 @@ const moduleNameMapper = {
 // module loader does so only on Node 24.9+ (and under --experimental-vm-modules): below that it needs
 // them compiled to CommonJS, so they are transformed like our sources instead of ignored.
 // Octokit and its helpers too (content-type is the copy @octokit/request nests, ES modules only).
-const ESM_ONLY = ['@nestjs', 'jose', 'uuid', '@octokit', 'universal-user-agent', 'before-after-hook', 'json-with-bigint', 'fast-content-type-parse', 'content-type'];
+const ESM_ONLY = ['@nestjs', 'jose', 'uuid', '@octokit', 'universal-user-agent', 'before-after-hook', 'json-with-bigint', 'fast-content-type-parse', 'content-type', 'openid-client', 'oauth4webapi'];
 const swcJs = ['@swc/jest', { jsc: { parser: { syntax: 'ecmascript' }, target: 'es2022' }, module: { type: 'commonjs' } }];
 const common = {
   transform: { '^.+\\.ts$': swc, '^.+\\.js$': swcJs },
