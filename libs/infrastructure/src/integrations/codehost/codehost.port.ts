@@ -138,7 +138,6 @@ export const MAX_MATCH_TEXT = 300;
 
 /** A search query as the port takes one: 1 to MAX_SEARCH_QUERY characters, one line, no control characters. */
 export function checkSearchQuery(query: string): string {
-  // eslint-disable-next-line no-control-regex
   if (query.trim() === '' || query.length > MAX_SEARCH_QUERY || /[\u0000-\u001f\u007f]/.test(query)) {
     throw new CodeHostError('INVALID_ARGUMENT', `the search query must be 1 to ${MAX_SEARCH_QUERY} characters on one line`);
   }
