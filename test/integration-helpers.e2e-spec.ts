@@ -12,7 +12,7 @@ import { OAuthStates } from '@svc/infrastructure/integrations/oauth/oauth-state'
 import { pagerSignature } from '@svc/infrastructure/integrations/pager/webhook-signature';
 import { FakeGitHub } from './support/fake-github';
 import { GitFixture } from './support/git-fixture';
-import { BOB, eventually, GINA, Stack, TEST_CONFIG, TEST_IDP } from './support/harness';
+import { BOB, CAROL, eventually, GINA, Stack, TEST_CONFIG, TEST_IDP } from './support/harness';
 import { Forwarder, followAuthorize, type OAuthServer, startOAuthServer } from './support/oauth';
 
 const REDIRECT_URI = 'https://svc.test/v1/oauth/callback';
@@ -224,6 +224,18 @@ describe('integration helpers that change connections', () => {
       expect((await getConnection('gh')).body.connection.connectionDetails.codehost.token).toEqual(before);
       const foreign = await stack.request('POST', START.codehost, { body: { connection_name: 'connections/github' }, as: GINA });
       expect(foreign.status).toBe(404);
+    });
+
+    it('refuses the callback when the caller who started lost INTEGRATIONS_WRITE meanwhile', async () => {
+      const assign = (roles: string[]) => stack.rpc('svc.rbac.v1.RolesService/AssignRoles', { user: 'users/carol', roles });
+      expect((await assign(['roles/admin'])).status).toBe(200);
+      const started = await stack.request<Started>('POST', START.tracker, { body: {}, as: CAROL });
+      expect(started.status).toBe(200);
+      const back = await followAuthorize(started.body.authorizeUrl, REDIRECT_URI);
+      expect((await assign([])).status).toBe(200);
+      const refused = await callbackWith(back.search);
+      expect(refused.status).toBe(403);
+      expect(refused.body.error).toMatchObject({ status: 'PERMISSION_DENIED', message: expect.stringContaining('INTEGRATIONS_WRITE') });
     });
 
     it('needs INTEGRATIONS_WRITE, a connection of the right type and a relative return path', async () => {
