@@ -260,6 +260,8 @@ describe('integration helpers that change connections', () => {
         headers: { 'content-type': 'application/json', ...(signature ? { 'x-pagerduty-signature': signature } : {}) },
         body,
       }).then(async (r) => ({ status: r.status, body: (await r.json()) as Record<string, unknown> }));
+    // PagerDuty's v3 envelope and `X-PagerDuty-Signature` as documented: https://developer.pagerduty.com/docs/webhooks/v3-overview
+    // and .../webhook-signatures (github.com/PagerDuty/developer-docs, docs/webhooks/04-Signatures.md).
     const event = (id: string) => JSON.stringify({ event: { id, event_type: 'incident.triggered', resource_type: 'incident', occurred_at: '2026-01-01T00:00:00Z', data: { id: 'P1' } } });
     const registrations: Registration[] = [];
 
