@@ -20,13 +20,18 @@ import { defineMethod, listMethod, type ServiceSettings } from '../resource-kit/
 import { pick } from '../resource-kit/presentation';
 import { CodehostHelpers } from './codehost-helpers';
 import { ConnectionCredentials } from './connection-credentials';
+import { INTEGRATION_PROVIDERS, INTEGRATIONS, SEALING_BOX } from './integrations.providers';
+import { OAuthCallbackController } from './oauth-callback.controller';
+import { OAuthHelpers } from './oauth-helpers';
+import { WebhookDeliveriesController } from './webhook-deliveries.controller';
+import { WebhookHelpers } from './webhook-helpers';
 
 export { ConnectionCredentials };
 
 /** Who may read a connection's secret values (spec/permissions.md); other members get the rest of its details. */
 const SECRETS_PERMISSION = 'INTEGRATIONS_WRITE';
 
-/** Reads only: the operator configuration is the only writer of connections. */
+/** Reads: the operator configuration and the integration helpers (OAuth callbacks, webhook registrations) write connections. */
 const CONNECTIONS: ServiceSettings = { service: CONNECTIONS_SERVICE };
 
 /** svc.connections.v1.ConnectionsService (REST only): reads of the configured connections and the type catalog. */
@@ -74,5 +79,9 @@ class ConnectionsMethods implements OnModuleInit {
   }
 }
 
-@Module({ providers: [ConnectionCredentials, ConnectionsMethods, CodehostHelpers], exports: [ConnectionCredentials] })
+@Module({
+  controllers: [OAuthCallbackController, WebhookDeliveriesController],
+  providers: [...INTEGRATION_PROVIDERS, ConnectionCredentials, ConnectionsMethods, CodehostHelpers, OAuthHelpers, WebhookHelpers],
+  exports: [ConnectionCredentials, INTEGRATIONS, SEALING_BOX],
+})
 export class ConnectionsModule {}

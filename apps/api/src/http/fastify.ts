@@ -21,6 +21,12 @@ import { requestIdOf } from '../observability/request-id';
  * also keeps the raw text, as `rawBody` on the request. No other route holds a second copy.
  */
 export const RAW_BODY_PATHS: ReadonlySet<string> = new Set(['/v1/chat-connections:handleEvent']);
+/** Inbound webhooks (`/v1/webhooks/{kind}/{token}`), whose paths end in a token. */
+export const RAW_BODY_PREFIX = '/v1/webhooks/';
+const keepsRawBody = (url: string) => {
+  const path = url.split('?')[0];
+  return RAW_BODY_PATHS.has(path) || path.startsWith(RAW_BODY_PREFIX);
+};
 
 /** A request of a RAW_BODY_PATHS route. */
 export type WithRawBody = FastifyRequest & { rawBody?: string };
@@ -55,7 +61,7 @@ export function httpAdapter(settings: Settings, logger: Logger): FastifyAdapter 
   fastify.removeAllContentTypeParsers();
   fastify.addContentTypeParser('application/json', { parseAs: 'string', bodyLimit: settings.bodyLimitBytes }, (request, body, done) => {
     try {
-      if (RAW_BODY_PATHS.has(request.url.split('?')[0])) (request as WithRawBody).rawBody = body as string;
+      if (keepsRawBody(request.url)) (request as WithRawBody).rawBody = body as string;
       done(null, parseJsonBody(body as string));
     } catch (error) {
       done(error as Error, undefined);

@@ -51,9 +51,14 @@ function fields(request: FastifyRequest, reply: FastifyReply) {
     requestId: request.id,
     org: typeof org === 'string' ? org : undefined,
     method: methodOf(request),
-    http: `${request.method} ${request.url.split('?')[0]}`,
+    http: `${request.method} ${redactPath(request.url.split('?')[0])}`,
     status: reply.statusCode,
   };
+}
+
+/** An inbound webhook's path ends in its secret token (`/v1/webhooks/{kind}/{token}`): logged without it. */
+export function redactPath(path: string): string {
+  return path.startsWith('/v1/webhooks/') ? path.replace(/^(\/v1\/webhooks\/[^/]*\/).*$/, '$1***') : path;
 }
 
 function accessLine(logger: Logger, request: FastifyRequest, reply: FastifyReply): void {

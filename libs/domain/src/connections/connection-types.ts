@@ -63,6 +63,13 @@ export const CONNECTION_TYPES: readonly ConnectionType[] = [
     userCreatable: false,
     availableTools: ['TOOL_TRACKER_CREATE_TICKET'],
   },
+  {
+    type: 'CONNECTION_TYPE_INCIDENTMGR',
+    displayName: 'Incident manager',
+    description: 'An incident-management platform that sends incident webhooks.',
+    userCreatable: false,
+    availableTools: [],
+  },
 ];
 
 /** Tools a connection of this type offers (none for an unknown type). */

@@ -1,6 +1,7 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { ConfigError, loadOperatorConfig, operatorConfigJsonSchema, parseOperatorConfig } from './operator-config';
+import { NO_INTEGRATIONS } from './integrations-config';
 
 const ROOT = path.resolve(__dirname, '../../../..');
 
@@ -60,7 +61,7 @@ describe('operator configuration: every problem at once, unknown keys refused', 
       expect.stringMatching(/^ {2}organizations\[1\]\.services\[0\]\.colour is not a field the catalog takes \(known: id, display_name, /),
       '  bearer_issuers[0].issuer must be a non-empty string',
       '  bearer_issuers[0].organizations must list the organizations this issuer may sign in to (required)',
-      '  organisations is not a known field (known: organizations, workload_issuers, bearer_issuers, machine_credentials)',
+      '  organisations is not a known field (known: organizations, workload_issuers, bearer_issuers, machine_credentials, integrations)',
     ]);
   });
 
@@ -81,7 +82,7 @@ describe('operator configuration: every problem at once, unknown keys refused', 
   it('the file itself must be a mapping; an empty file is an empty configuration', () => {
     expect(problems('organizations: acme').message).toBe('operator configuration: the file must be a mapping');
     expect(problems([]).message).toBe('operator configuration: the file must be a mapping');
-    expect(parseOperatorConfig(null, {})).toEqual({ organizations: [], workloadIssuers: [], bearerIssuers: [], machineCredentials: [] });
+    expect(parseOperatorConfig(null, {})).toEqual({ organizations: [], workloadIssuers: [], bearerIssuers: [], machineCredentials: [], integrations: NO_INTEGRATIONS });
   });
 
   it('takes lowerCamelCase spellings of multi-word keys too, but not both spellings at once', () => {

@@ -7,6 +7,7 @@ import { userSubjectProblem } from '@svc/domain/organizations/user-subject';
 import { ROLE_ID, ROLE_ID_MAX } from '@svc/domain/roles/access.decider';
 import { providerList, serviceList, type ProviderConfig, type ServiceConfig } from './catalog-config';
 import { ConfigError } from './config-error';
+import { integrationsSection, NO_INTEGRATIONS, type IntegrationsConfig } from './integrations-config';
 import { indicatorV2List, judgeIndicatorsV2, type IndicatorV2Config } from './indicators-v2-config';
 import { resolveEnv } from './secrets';
 import { addIssue, describeIssues, list, mapping, nonEmptyString, text } from './config-schema';
@@ -17,6 +18,8 @@ export interface OperatorConfig {
   workloadIssuers: WorkloadIssuerConfig[];
   bearerIssuers: BearerIssuerConfig[];
   machineCredentials: string[];
+  /** `{integrations_url}` and the OAuth apps of the integration helpers. */
+  integrations: IntegrationsConfig;
 }
 
 /** A workload issuer: its proofs may mint session tokens for sessions of `organizations` only. */
@@ -226,6 +229,7 @@ export function operatorConfigSchema(env: NodeJS.ProcessEnv): z.ZodType<Operator
     bearer_issuers: list(bearerIssuer).meta({ description: 'identity-provider JWTs accepted as Bearer' }),
     // Kept as written: references are resolved when a credential is checked, not stored.
     machine_credentials: list(nonEmptyString()).meta({ description: 'Basic pairs for the internal webhook endpoints' }),
+    integrations: integrationsSection().optional().meta({ description: '{integrations_url} and the OAuth apps of StartCodehostOAuth, StartChatOAuth, StartTrackerOAuth' }),
   })
     .transform(
       (root): OperatorConfig => ({
@@ -233,6 +237,7 @@ export function operatorConfigSchema(env: NodeJS.ProcessEnv): z.ZodType<Operator
         workloadIssuers: root.workload_issuers ?? [],
         bearerIssuers: root.bearer_issuers ?? [],
         machineCredentials: root.machine_credentials ?? [],
+        integrations: root.integrations ?? NO_INTEGRATIONS,
       }),
     )
     .superRefine((config, ctx) => {

@@ -17,6 +17,8 @@ export const KEY_PURPOSES = {
   connectionSecretsIv: 'svc/connection-secrets/synthetic-iv/v1',
   eventIdCipher: 'svc/sse-event-ids/aes-256-ctr/v1',
   eventIdMac: 'svc/sse-event-ids/hmac-sha256/v1',
+  oauthState: 'svc/oauth-state/hs256/v1',
+  oauthPkce: 'svc/oauth-pkce-verifier/hmac-sha256/v1',
 } as const;
 
 /**

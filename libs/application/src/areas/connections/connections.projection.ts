@@ -1,41 +1,59 @@
 import type { ConnectionEvent } from '@svc/domain/connections/connection.decider';
 import { docId, type Projection } from '@svc/infrastructure/projection/projection';
+import type { WriteOp } from '@svc/infrastructure/read-store/read-store.port';
 import { CHAT_TEAM_PATHS } from './chat-connections';
 
-/** Connections from the operator configuration; secrets stay sealed (references or ciphertext). */
+/**
+ * Where an inbound webhook finds its connection: one document per valid webhook token, keyed by the
+ * token's SHA-256 (a lookup by `_id`, in any organization: the URL names no organization).
+ */
+export const WEBHOOK_TOKENS = 'webhook-tokens';
+export const webhookTokenId = (tokenHash: string) => `webhook|${tokenHash}`;
+
+/** Connections (operator configuration, OAuth callbacks) and their webhook tokens; secrets stay sealed. */
 export const connectionsProjection: Projection = {
   name: 'connections',
-  version: 1,
-  collections: ['connections'],
-  indexes: { connections: ['name', 'connectionType', 'displayName'] },
+  version: 2,
+  collections: ['connections', WEBHOOK_TOKENS],
+  indexes: { connections: ['name', 'connectionType', 'displayName'], [WEBHOOK_TOKENS]: [] },
   // The chat webhook finds a delivery's connections by workspace, in whichever organization.
   crossOrgIndexes: { connections: [...CHAT_TEAM_PATHS] },
   handle({ event, org, pos }) {
     const e = event as ConnectionEvent;
     switch (e.type) {
       case 'ConnectionConfigured':
-        return [
+        return [created(org, pos, e.data.connection, e.data.createTime)];
+      case 'ConnectionReconfigured':
+        return [updated(org, pos, e.data.connection, e.data.updateTime)];
+      case 'ConnectionAuthorized':
+        return [e.data.created ? created(org, pos, e.data.connection, e.data.time) : updated(org, pos, e.data.connection, e.data.time)];
+      case 'ConnectionWebhookRegistered': {
+        const ops: WriteOp[] = [
           {
             op: 'update',
-            collection: 'connections',
-            id: docId(org, e.data.connection.name),
+            collection: WEBHOOK_TOKENS,
+            id: webhookTokenId(e.data.tokenHash),
             pos,
-            update: { $set: { ...e.data.connection, createTime: e.data.createTime, updateTime: e.data.createTime, _org: org } },
+            update: { $set: { connection: e.data.name, kind: e.data.kind, registerTime: e.data.updateTime, _org: org } },
             upsert: true,
           },
+          { op: 'update', collection: 'connections', id: docId(org, e.data.name), pos, update: { $set: { updateTime: e.data.updateTime } } },
         ];
-      case 'ConnectionReconfigured':
-        return [
-          {
-            op: 'update',
-            collection: 'connections',
-            id: docId(org, e.data.connection.name),
-            pos,
-            update: { $set: { ...e.data.connection, updateTime: e.data.updateTime } },
-          },
-        ];
+        for (const retired of e.data.retiredTokenHashes) ops.push({ op: 'delete', collection: WEBHOOK_TOKENS, id: webhookTokenId(retired) });
+        return ops;
+      }
       default:
         return [];
     }
   },
 };
+
+function created(org: string, pos: number, connection: object, time: string): WriteOp {
+  const name = (connection as { name: string }).name;
+  return { op: 'update', collection: 'connections', id: docId(org, name), pos, update: { $set: { ...connection, createTime: time, updateTime: time, _org: org } }, upsert: true };
+}
+
+function updated(org: string, pos: number, connection: object, time: string): WriteOp {
+  const name = (connection as { name: string }).name;
+  return { op: 'update', collection: 'connections', id: docId(org, name), pos, update: { $set: { ...connection, updateTime: time } } };
+}
