@@ -1,0 +1,25 @@
+import { PagerDutyPager } from '@svc/infrastructure/integrations/pager/pagerduty.pager';
+import { FakePagerDuty } from '../support/fake-pagerduty';
+import { describePagerContract } from './pager.contract';
+
+const ROUTING_KEY = 'R0123456789abcdef0123456789abcde';
+
+describePagerContract('PagerDuty Events API v2 (fetch, against a local server answering as PagerDuty documents)', async () => {
+  const fake = new FakePagerDuty([ROUTING_KEY]);
+  const apiUrl = await fake.start();
+  return {
+    pager: (routingKey = ROUTING_KEY) => new PagerDutyPager({ connection: 'connections/pd', routingKey, apiUrl }),
+    unreachable: () => new PagerDutyPager({ connection: 'connections/pd', routingKey: ROUTING_KEY, apiUrl: 'http://127.0.0.1:9', timeoutMs: 2000 }),
+    throttle: (on) => {
+      fake.throttle = on;
+    },
+    open: () =>
+      [...fake.alerts.entries()].map(([dedupKey, event]) => {
+        const payload = event.payload as { summary: string; severity: string };
+        return { title: payload.summary, dedupKey, severity: payload.severity };
+      }),
+    requestCount: () => fake.requests.length,
+    secret: ROUTING_KEY,
+    close: () => fake.stop(),
+  };
+});
