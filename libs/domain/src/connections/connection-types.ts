@@ -63,6 +63,20 @@ export const CONNECTION_TYPES: readonly ConnectionType[] = [
     userCreatable: false,
     availableTools: ['TOOL_TRACKER_CREATE_TICKET'],
   },
+  {
+    type: 'CONNECTION_TYPE_INCIDENTMGR',
+    displayName: 'Incident manager',
+    description: 'An incident-management platform incidents are declared on.',
+    userCreatable: false,
+    availableTools: [],
+  },
+  {
+    type: 'CONNECTION_TYPE_IDP',
+    displayName: 'Identity provider',
+    description: 'The identity provider members sign in with; organization invitations are sent through it.',
+    userCreatable: false,
+    availableTools: [],
+  },
 ];
 
 /** Tools a connection of this type offers (none for an unknown type). */

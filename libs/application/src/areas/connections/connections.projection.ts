@@ -1,6 +1,7 @@
 import type { ConnectionEvent } from '@svc/domain/connections/connection.decider';
 import { docId, type Projection } from '@svc/infrastructure/projection/projection';
 import { CHAT_TEAM_PATHS } from './chat-connections';
+import { TRACKER_PROJECT_PATH } from './tracker-connections';
 
 /** Connections from the operator configuration; secrets stay sealed (references or ciphertext). */
 export const connectionsProjection: Projection = {
@@ -8,8 +9,8 @@ export const connectionsProjection: Projection = {
   version: 1,
   collections: ['connections'],
   indexes: { connections: ['name', 'connectionType', 'displayName'] },
-  // The chat webhook finds a delivery's connections by workspace, in whichever organization.
-  crossOrgIndexes: { connections: [...CHAT_TEAM_PATHS] },
+  // The chat and tracker webhooks find a delivery's connections by workspace or project, in whichever organization.
+  crossOrgIndexes: { connections: [...CHAT_TEAM_PATHS, TRACKER_PROJECT_PATH] },
   handle({ event, org, pos }) {
     const e = event as ConnectionEvent;
     switch (e.type) {

@@ -1,10 +1,12 @@
 /**
  * The tool adapters this service runs, one per connection type. A type without an adapter here
- * (code host, chat, pager, tracker) answers UNAVAILABLE from the executor.
+ * (code host, chat) answers UNAVAILABLE from the executor.
  */
 import { HttpToolAdapter } from './http/http.adapter';
+import { PagerToolAdapter } from './pager/pager.adapter';
 import { PromqlToolAdapter } from './promql/promql.adapter';
 import { SqlAdapter } from './sql/sql-adapter';
+import { TrackerToolAdapter } from './tracker/tracker.adapter';
 import { DEFAULT_TOOL_LIMITS, type ToolAdapter, type ToolLimits } from './tool-adapter.port';
 
 /** A pool (and its sockets) unused this long is closed. */
@@ -15,5 +17,7 @@ export function createToolAdapters(limits: ToolLimits = DEFAULT_TOOL_LIMITS): To
     new SqlAdapter({ idleMs: TOOL_POOL_IDLE_MS, timeoutMs: limits.timeoutMs }),
     new PromqlToolAdapter(),
     new HttpToolAdapter(),
+    new PagerToolAdapter(),
+    new TrackerToolAdapter(),
   ];
 }
