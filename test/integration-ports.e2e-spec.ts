@@ -7,6 +7,7 @@
  *   the vendor's failures mapped;
  * - TOOL_PAGER_CREATE_INCIDENT and TOOL_TRACKER_CREATE_TICKET run by a session of the built-in runtime.
  */
+import { createEventStore } from '@svc/infrastructure/event-store';
 import { FakeAuth0 } from './support/fake-auth0';
 import { FakeGitHubIssues } from './support/fake-github-issues';
 import { FakePagerDuty } from './support/fake-pagerduty';
@@ -63,26 +64,39 @@ ${idp('auth0', AUTH0.secret)}${idp('auth0-revoked', 'a-revoked-client-secret-77'
       return stack.request<Record<string, unknown>>('POST', TRACKER_ROUTE, { as: options.as === undefined ? MACHINE : options.as, rawBody: options.tamper ? options.tamper(raw) : raw, headers });
     };
 
-    it('answers a delivery signed with a connection’s webhook secret: the parsed event and the connection that verified it', async () => {
-      const res = await deliver(issueEvent('acme/ops', 'opened', 12, 'Checkout is down'), ACME_HOOK_SECRET);
+    it('answers a delivery signed with a connection’s webhook secret: the parsed event and the connection that verified and recorded it; a replay is recorded once', async () => {
+      const { raw, headers } = githubDelivery(issueEvent('acme/ops', 'opened', 12, 'Checkout is down'), ACME_HOOK_SECRET);
+      const send = () => stack.request<Record<string, unknown>>('POST', TRACKER_ROUTE, { as: MACHINE, rawBody: raw, headers });
+      const res = await send();
       expect(res.status).toBe(200);
-      expect(res.body).toEqual({
-        event: {
-          delivery: expect.any(String),
-          kind: 'issues',
-          action: 'opened',
-          project: 'acme/ops',
-          ticket: { id: '2000012', key: '#12', url: 'https://github.com/acme/ops/issues/12', title: 'Checkout is down', state: 'open' },
-          actor: 'octocat',
-        },
-        verifiedBy: [{ organization: 'acme', connection: 'connections/issues' }],
-      });
+      const delivery = headers['x-github-delivery'];
+      const event = {
+        delivery,
+        kind: 'issues',
+        action: 'opened',
+        project: 'acme/ops',
+        ticket: { id: '2000012', key: '#12', url: 'https://github.com/acme/ops/issues/12', title: 'Checkout is down', state: 'open' },
+        actor: 'octocat',
+      };
+      expect(res.body).toEqual({ event, verifiedBy: [{ organization: 'acme', connection: 'connections/issues', recorded: true }] });
+      // The same delivery again (GitHub's redelivery, or a captured one replayed: GitHub signs no timestamp).
+      const again = await send();
+      expect(again.status).toBe(200);
+      expect(again.body.verifiedBy).toEqual([{ organization: 'acme', connection: 'connections/issues', recorded: false }]);
+      const store = createEventStore({ SVC_DATA_DIR: stack.dataDir });
+      try {
+        const events = await store.readStream(`trackerdelivery-acme:connections/issues/deliveries/${delivery}`);
+        expect(events.map((e) => [e.type, e.data])).toEqual([['TrackerDeliveryRecorded', { ...event, connection: 'connections/issues', receiveTime: expect.any(String) }]]);
+        expect(JSON.stringify(events.map((e) => [e.data, e.metadata]))).not.toContain(ACME_HOOK_SECRET);
+      } finally {
+        await store.close();
+      }
     });
 
     it('finds the connections of the repository in any organization, and only the one whose secret signed it verifies it', async () => {
       const res = await deliver(issueEvent('acme/ops', 'closed', 12, 'Checkout is down'), GLOBEX_HOOK_SECRET);
       expect(res.status).toBe(200);
-      expect(res.body.verifiedBy).toEqual([{ organization: 'globex', connection: 'connections/globex-issues' }]);
+      expect(res.body.verifiedBy).toEqual([{ organization: 'globex', connection: 'connections/globex-issues', recorded: true }]);
     });
 
     it('refuses an unsigned delivery, a forged signature, a body changed after signing, and a repository no connection has', async () => {

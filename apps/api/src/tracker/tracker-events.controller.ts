@@ -4,11 +4,14 @@
  * (GitHub: `repository.full_name`); the tracker connections of that project are found through their
  * index, in any organization (at most MAX_CANDIDATE_CONNECTIONS), and the signature is checked over the
  * raw body with each one's `webhook_secret`. A delivery no connection verifies is UNAUTHENTICATED.
- * A verified delivery is parsed and answered with the connections that verified it; nothing in the
- * spec acts on tracker events yet (issues cannot link tickets), so nothing else happens
- * (docs/decisions.md, "Pager, tracker, incident manager and identity provider ports").
+ * A verified delivery is parsed, recorded once per verifying connection (`TrackerDeliveryRecorded`
+ * in a stream named after the connection and the delivery, so a retry or a replay appends nothing),
+ * and answered with those connections. Nothing in the spec acts on tracker events yet (issues cannot
+ * link tickets) (docs/decisions.md, "Pager, tracker, incident manager and identity provider ports").
  */
 import { Controller, HttpCode, Inject, Logger, Module, Post, Req } from '@nestjs/common';
+import { CommandBus } from '@nestjs/cqrs';
+import { deliveryKeyOf, recordTrackerDelivery } from '@svc/application/areas/connections/record-tracker-delivery';
 import { trackerConnectionsOfProject } from '@svc/application/areas/connections/tracker-connections';
 import { HandleTrackerEventResponse } from '@svc/contracts/connections/integration-ports.contract';
 import { DomainError, invalid } from '@svc/domain/shared/domain-error';
@@ -19,7 +22,7 @@ import type { WebhookCheck, WebhookHeaders } from '@svc/infrastructure/integrati
 import { READ_STORE } from '@svc/infrastructure/nest/tokens';
 import type { ReadStore } from '@svc/infrastructure/read-store/read-store.port';
 import { checkInput } from '@svc/infrastructure/requests/input-limits';
-import { MachineOnly } from '../auth/principal';
+import { AGENT_SERVICE_IDENTITY, MachineOnly } from '../auth/principal';
 import { ConnectionCredentials, ConnectionsModule } from '../connections/connections.module';
 import type { WithRawBody } from '../http/fastify';
 import { Answers } from '../openapi/route-facts';
@@ -38,6 +41,7 @@ export class TrackerEventsController {
 
   constructor(
     private readonly credentials: ConnectionCredentials,
+    private readonly commands: CommandBus,
     @Inject(READ_STORE) private readonly reads: ReadStore,
   ) {}
 
@@ -57,7 +61,7 @@ export class TrackerEventsController {
     const project = githubWebhooks.projectOf(body);
     if (project === undefined) throw invalid('the tracker event names no project (repository.full_name)');
     const candidates = await trackerConnectionsOfProject(this.reads, project, MAX_TRACKER_CANDIDATES);
-    const verifiedBy: HandleTrackerEventResponse['verifiedBy'] = [];
+    const verified: Array<{ org: string; name: string }> = [];
     let refusal: Exclude<WebhookCheck, 'ok'> = 'mismatch';
     for (const doc of candidates) {
       const org = String(doc._org);
@@ -65,13 +69,22 @@ export class TrackerEventsController {
       const secret = await this.webhookSecret(org, name);
       if (secret === undefined) continue;
       const check = githubWebhooks.verify(secret, headers, raw);
-      if (check === 'ok') verifiedBy.push({ organization: org, connection: name });
+      if (check === 'ok') verified.push({ org, name });
       else refusal = check;
     }
-    if (verifiedBy.length === 0) throw new DomainError('UNAUTHENTICATED', REFUSALS[refusal]);
+    if (verified.length === 0) throw new DomainError('UNAUTHENTICATED', REFUSALS[refusal]);
     const event = githubWebhooks.parse(headers, body);
-    this.logger.log(`tracker event ${event.kind}.${event.action} of ${event.project} (delivery ${event.delivery}) verified by ${verifiedBy.length} connection(s)`);
-    return { event, verifiedBy };
+    const delivery = { ...event, delivery: deliveryKeyOf(event.delivery, raw) };
+    const now = new Date().toISOString();
+    const verifiedBy: HandleTrackerEventResponse['verifiedBy'] = [];
+    // One command per organization's connection: each is its own stream and its own append.
+    for (const { org, name } of verified) {
+      const actor = { org, actor: AGENT_SERVICE_IDENTITY, subject: AGENT_SERVICE_IDENTITY, permissions: [], now };
+      const recorded = await recordTrackerDelivery(this.commands, actor, { ...delivery, connection: name });
+      verifiedBy.push({ organization: org, connection: name, recorded });
+    }
+    this.logger.log(`tracker event ${event.kind}.${event.action} of ${event.project} (delivery ${delivery.delivery}) verified by ${verified.length} connection(s)`);
+    return { event: delivery, verifiedBy };
   }
 
   /** The connection's webhook secret in clear, or undefined when it has none or it cannot be opened here. */

@@ -6,7 +6,7 @@
 // class-transformer's @Type reads design-time metadata: whoever loads a DTO needs the Reflect polyfill first.
 import 'reflect-metadata';
 import { Type } from 'class-transformer';
-import { IsArray, IsInt, IsNotEmpty, IsOptional, IsString, Max, MaxLength, Min, ValidateNested } from 'class-validator';
+import { IsArray, IsBoolean, IsInt, IsNotEmpty, IsOptional, IsString, Max, MaxLength, Min, ValidateNested } from 'class-validator';
 
 /** A ticket as a tracker event names it. */
 export class TrackerTicket {
@@ -37,6 +37,8 @@ export class TrackerEventConnection {
   @IsString() organization!: string;
   /** `connections/{id}` */
   @IsString() connection!: string;
+  /** False when this connection had recorded the delivery before (the tracker retried, or it was replayed). */
+  @IsBoolean() recorded!: boolean;
 }
 
 /** HandleTrackerEvent: the event, and every connection it was verified for. */
@@ -68,4 +70,27 @@ export class OrganizationInvitation {
 
 export class CreateOrganizationInvitationResponse {
   @ValidateNested() @Type(() => OrganizationInvitation) invitation!: OrganizationInvitation;
+}
+
+export const TRACKER_DELIVERY_RECORDED = 'TrackerDeliveryRecorded';
+
+/** A verified tracker delivery as one connection recorded it (no secret, no raw body). */
+export interface TrackerDeliveryRecordedEvent {
+  type: typeof TRACKER_DELIVERY_RECORDED;
+  data: {
+    connection: string;
+    /** The tracker's delivery ID, or `sha256-<hex>` of the body when it sent none. */
+    delivery: string;
+    kind: string;
+    action: string;
+    project: string;
+    ticket?: { id: string; key: string; url: string; title: string; state: string };
+    actor: string;
+    receiveTime: string;
+  };
+}
+
+/** One stream per connection and delivery: recording it twice is the same delivery again. */
+export function trackerDeliveryStreamId(org: string, connection: string, delivery: string): string {
+  return `trackerdelivery-${org}:${connection}/deliveries/${delivery}`;
 }
