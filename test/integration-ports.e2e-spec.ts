@@ -216,6 +216,22 @@ ${idp('auth0', AUTH0.secret)}${idp('auth0-revoked', 'a-revoked-client-secret-77'
       expect(JSON.stringify(read.messages)).not.toContain(GITHUB_TOKEN);
     });
 
+    it('an incognito session never pages: the call is stubbed and PagerDuty hears nothing', async () => {
+      const calls = pagerduty.requests.length;
+      const created = await stack.rpc<{ session: { name: string } }>(`${S}/CreateSession`, { parent: 'agents/escalator', incognito: true });
+      expect(created.status).toBe(200);
+      const session = created.body.session.name;
+      const text = '/tool TOOL_PAGER_CREATE_INCIDENT {"title": "Only a drill"}';
+      expect((await stack.rpc(`${S}/Write`, { session, messages: [{ '@type': ACTIVITY, user: { text: { text } } }] })).status).toBe(200);
+      const read = await eventually(async () => {
+        const res = await stack.rpc<{ status: string; sessionLength: number; messages: Array<Record<string, unknown>> }>(`${S}/Read`, { session });
+        return res.body.status === 'STATUS_WAITING' && res.body.sessionLength === 4 ? res.body : undefined;
+      }, 30_000);
+      const content = (read.messages[2].user as { toolResults: Array<{ content: string }> }).toolResults[0].content;
+      expect(JSON.parse(content)).toMatchObject({ stubbed: true });
+      expect(pagerduty.requests.length).toBe(calls);
+    });
+
     it("a vendor's refusal reaches the model as an honest error without the credential", async () => {
       github.issuesDisabled.add('acme/ops');
       try {
