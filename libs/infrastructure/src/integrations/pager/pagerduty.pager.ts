@@ -53,7 +53,8 @@ export class PagerDutyPager implements Pager {
       timeoutMs: this.options.timeoutMs ?? 10_000,
       signal: this.options.signal,
     });
-    if (answer.status === 202 || (answer.status >= 200 && answer.status < 300)) {
+    // PagerDuty answers 202; any 2xx is an accepted event.
+    if (answer.status >= 200 && answer.status < 300) {
       const dedupKey = text(answer.body, 'dedup_key');
       if (dedupKey === '') throw new VendorError('UNAVAILABLE', `${this.subject} accepted the event without a dedup_key`);
       return { dedupKey, message: text(answer.body, 'message') || 'Event processed' };

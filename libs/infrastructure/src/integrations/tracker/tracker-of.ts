@@ -42,7 +42,7 @@ export function trackerOf(connection: TrackerConnection, options: { timeoutMs?: 
 }
 
 /** How the connection's provider signs and shapes its webhooks, and the secret that verifies them (undefined when none is set). */
-export function trackerWebhooksOf(connection: TrackerConnection): { webhooks: TrackerWebhooks; secret: string | undefined; project: string | undefined } {
+export function trackerWebhooksOf(connection: TrackerConnection): { webhooks: TrackerWebhooks; secret: string | undefined } {
   const { details } = providerOf(connection);
-  return { webhooks: githubWebhooks, secret: details.optional('webhook_secret'), project: details.optional('repository') };
+  return { webhooks: githubWebhooks, secret: details.optional('webhook_secret') };
 }
