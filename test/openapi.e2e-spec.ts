@@ -2,6 +2,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { SPEC_METHODS, type SpecMethod, specRoutes } from '@svc/contracts/catalog';
 import { Stack } from './support/harness';
+import { UNBUILT_RPC } from './support/unbuilt';
 import { validateOpenApi } from './support/openapi-validate';
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- the document is JSON read by path
@@ -67,9 +68,11 @@ describe('OpenAPI: /openapi.json and /docs from a running api', () => {
     for (const key of ['svc.auth.v1.AuthService/GetAuth', 'svc.artifacts.v1.ArtifactsService/UploadArtifact', 'svc.connections.v1.IntegrationHelpersService/HandleChatEvent']) {
       expect([key, found.get(key)!.ops[0]['x-implemented']]).toEqual([key, true]);
     }
-    const unbuilt = SPEC_METHODS.find((m) => m.method === 'GetMonitoringPlan')!;
-    expect(found.get(`${unbuilt.service}/${unbuilt.method}`)!.ops[0]['x-implemented']).toBe(false);
-    expect((await stack.rpc(`${unbuilt.service}/${unbuilt.method}`, {})).status).toBe(501);
+    // Any method docs/api-coverage.md still lists as not started (none once every method is built).
+    if (UNBUILT_RPC) {
+      expect(found.get(`${UNBUILT_RPC.service}/${UNBUILT_RPC.method}`)!.ops[0]['x-implemented']).toBe(false);
+      expect((await stack.rpc(`${UNBUILT_RPC.service}/${UNBUILT_RPC.method}`, {})).status).toBe(501);
+    }
   });
 
   it('documents our extensions too, flagged as such: the REST ones and the RPC-only ones', () => {

@@ -1,5 +1,6 @@
 import * as net from 'node:net';
 import { ALICE, REQUEST_INFO, Stack } from './support/harness';
+import { UNBUILT_REST_POST, UNBUILT_RPC } from './support/unbuilt';
 
 const NOTES = 'svc.notes.v1.NotesService';
 
@@ -54,24 +55,29 @@ describe('wire: errors, routes and casing', () => {
     expectError(res, 400, 'INVALID_ARGUMENT');
   });
 
-  it('unknown routes: NOT_FOUND for what the spec does not have, UNIMPLEMENTED for spec methods not built yet', async () => {
+  it('unknown routes: NOT_FOUND for what the spec does not have', async () => {
     expectError(await stack.request('GET', '/no/such/route'), 404, 'NOT_FOUND');
     expectError(await stack.rpc('svc.nothing.v1.NopeService/Nope', {}), 404, 'NOT_FOUND');
     expectError(await stack.rpc(`${NOTES}/FrobnicateNote`, {}), 404, 'NOT_FOUND');
-    // A spec method no issue has built yet (CreateTrigger, then CreateSkillsBundle, were the examples until they landed).
-    expectError(await stack.rpc('svc.monitoring_plans.v1.MonitoringPlanService/GetMonitoringPlan', {}), 501, 'UNIMPLEMENTED');
+    expectError(await stack.request('GET', '/v1/no-such-collection'), 404, 'NOT_FOUND');
   });
 
-  it('REST aliases route by the spec\'s path templates; REST-only methods have no RPC form', async () => {
-    // A REST-only method not built yet (ListRepositories was the example until it landed).
-    const startOAuth = '/v1/codehost-connections:startOAuth';
-    expectError(await stack.request('POST', startOAuth, { body: {} }), 501, 'UNIMPLEMENTED');
-    expectError(await stack.request('GET', startOAuth), 404, 'NOT_FOUND', /not supported/);
-    expectError(await stack.request('GET', '/v1/no-such-collection'), 404, 'NOT_FOUND');
-    expectError(await stack.rpc('svc.connections.v1.IntegrationHelpersService/StartCodehostOAuth', {}), 404, 'NOT_FOUND', /POST \/v1/);
-    expectError(await stack.request('POST', startOAuth, { body: {}, as: null }), 401, 'UNAUTHENTICATED');
-    // A built REST-only method has no RPC form either.
+  // A spec method no issue has built yet, whichever docs/api-coverage.md still lists as not started.
+  (UNBUILT_RPC ? it : it.skip)(`UNIMPLEMENTED for a spec method not built yet (${UNBUILT_RPC?.method ?? 'none left'})`, async () => {
+    expectError(await stack.rpc(`${UNBUILT_RPC!.service}/${UNBUILT_RPC!.method}`, {}), 501, 'UNIMPLEMENTED');
+  });
+
+  (UNBUILT_REST_POST ? it : it.skip)(`a REST-only method not built yet is UNIMPLEMENTED on its route only (${UNBUILT_REST_POST?.method.method ?? 'none left'})`, async () => {
+    const { method, path: route } = UNBUILT_REST_POST!;
+    expectError(await stack.request('POST', route, { body: {} }), 501, 'UNIMPLEMENTED');
+    expectError(await stack.request('GET', route), 404, 'NOT_FOUND', /not supported/);
+    expectError(await stack.rpc(`${method.service}/${method.method}`, {}), 404, 'NOT_FOUND', /POST \/v1/);
+    expectError(await stack.request('POST', route, { body: {}, as: null }), 401, 'UNAUTHENTICATED');
+  });
+
+  it('REST-only methods have no RPC form', async () => {
     expectError(await stack.rpc('svc.connections.v1.IntegrationHelpersService/ListRepositories', {}), 404, 'NOT_FOUND', /POST \/v1/);
+    expectError(await stack.request('GET', '/v1/codehost-connections:listRepositories'), 404, 'NOT_FOUND', /not supported/);
   });
 
   it('every write of a frozen feature is FAILED_PRECONDITION with reason FEATURE_READ_ONLY', async () => {

@@ -1,7 +1,7 @@
 /**
  * What every code host adapter must do (codehost.port.ts), on one history built with real git:
  *
- *   acme/app   main:    c1 ── c2 ── c3 (skills/triage/SKILL.md, skills/rollback/SKILL.md, README.md)
+ *   acme/app   main:    c1 ── c2 ── c3 (skills/triage/SKILL.md, skills/rollback/SKILL.md, README.md, src/config.ts)
  *                               └── f1          feature (branched at c2)
  *   acme/lib   main:    l1
  *   bulk/r000 … bulk/r119 (empty bare repositories, for paging past one host page)
@@ -29,9 +29,10 @@ export function buildHistory(): History {
     'skills/triage/SKILL.md': '---\nname: triage\ndescription: Sort incoming alerts\n---\nLook at the alert first.\n',
     'skills/rollback/SKILL.md': '---\nname: rollback\ndescription: Roll a release back\n---\nFind the previous release.\n',
     'README.md': `# app\n${'x'.repeat(5000)}\n`,
+    'src/config.ts': 'const Timeout = 30;\nexport const TIMEOUT_MS = Timeout * 1000; // -e option\n',
   });
   app.checkout('feature');
-  const f1 = app.commit('feature work', { 'feature.txt': 'on the side\n' });
+  const f1 = app.commit('feature work', { 'feature.txt': 'on the side, timeout\n' });
   app.checkout('main');
   fixture.repo('acme/lib').commit('lib');
   for (let i = 0; i < BULK; i++) fixture.bare(`bulk/r${String(i).padStart(3, '0')}`);
@@ -130,6 +131,39 @@ export function describeCodeHostContract(name: string, setup: (history: History)
       expect(await host.readFile('acme/app', history.c1, 'skills/triage/SKILL.md', 100)).toBeNull();
       expect(await host.readFile('acme/app', 'main', 'skills', 100)).toBeNull();
       await expect(host.readFile('acme/app', 'main', '../../etc/passwd', 100)).rejects.toMatchObject({ code: 'INVALID_ARGUMENT' });
+    });
+
+    it('lists the commits of a ref newest first, bounded; a ref naming nothing is NOT_FOUND', async () => {
+      const { c1, c2, c3, f1 } = history;
+      expect((await host.listCommits('acme/app', 'main', 10)).map((c) => c.sha)).toEqual([c3, c2, c1]);
+      expect((await host.listCommits('acme/app', 'feature', 2)).map((c) => c.sha)).toEqual([f1, c2]);
+      const [newest] = await host.listCommits('acme/app', c2, 1);
+      expect(newest).toMatchObject({ sha: c2, subject: 'second: add the service', author: 'Ada' });
+      await expect(host.listCommits('acme/app', 'no-such-branch', 5)).rejects.toMatchObject({ code: 'NOT_FOUND' });
+      await expect(host.listCommits('acme/nope', 'main', 5)).rejects.toMatchObject({ code: 'NOT_FOUND' });
+    });
+
+    it('searches the default branch for a fixed string, case-insensitively, bounded', async () => {
+      const found = await host.searchCode('acme/app', 'timeout', { maxMatches: 10 });
+      // feature.txt also says "timeout", on a branch that is not the default: not searched.
+      expect(found.truncated).toBe(false);
+      expect(found.matches.map((m) => m.path)).toEqual(['src/config.ts', 'src/config.ts']);
+      expect(found.matches.map((m) => m.text).join('\n')).toContain('const Timeout = 30;');
+      for (const m of found.matches) expect(m.line === null || Number.isInteger(m.line)).toBe(true);
+      const one = await host.searchCode('acme/app', 'description', { maxMatches: 1 });
+      expect(one).toMatchObject({ matches: [{ path: expect.stringMatching(/^skills\//) }], truncated: true });
+    });
+
+    it('takes the query as text, never as a pattern or an option; a path narrows it', async () => {
+      expect((await host.searchCode('acme/app', '-e option', { maxMatches: 5 })).matches).toEqual([expect.objectContaining({ path: 'src/config.ts' })]);
+      expect((await host.searchCode('acme/app', 'Timeout * 1000', { maxMatches: 5 })).matches).toHaveLength(1);
+      expect((await host.searchCode('acme/app', 'x.*y', { maxMatches: 5 })).matches).toEqual([]);
+      const underSkills = await host.searchCode('acme/app', 'description', { maxMatches: 10, path: 'skills/triage' });
+      expect(underSkills.matches.map((m) => m.path)).toEqual(['skills/triage/SKILL.md']);
+      await expect(host.searchCode('acme/app', '', { maxMatches: 5 })).rejects.toMatchObject({ code: 'INVALID_ARGUMENT' });
+      await expect(host.searchCode('acme/app', 'a\nb', { maxMatches: 5 })).rejects.toMatchObject({ code: 'INVALID_ARGUMENT' });
+      await expect(host.searchCode('acme/app', 'x', { maxMatches: 5, path: '../x' })).rejects.toMatchObject({ code: 'INVALID_ARGUMENT' });
+      await expect(host.searchCode('acme/nope', 'x', { maxMatches: 5 })).rejects.toMatchObject({ code: 'NOT_FOUND' });
     });
   });
 }

@@ -14,6 +14,16 @@
  * - GET /repos/{owner}/{repo}/contents/{path}?ref= (https://docs.github.com/rest/repos/contents#get-repository-content):
  *   a directory as a JSON array of `{name, path, type, sha, size}`; a file's bytes with
  *   `Accept: application/vnd.github.raw+json`;
+ * - GET /repos/{owner}/{repo}/commits?sha= (https://docs.github.com/rest/commits/commits#list-commits):
+ *   newest first, `[{sha, commit: {message, author: {name, email, date}}}]`, paged as above; 404 for a
+ *   `sha` naming nothing;
+ * - GET /search/code (https://docs.github.com/rest/search/search#search-code): `q` holds terms and
+ *   qualifiers (`repo:`, `path:`; a quoted phrase with `\"` and `\\` escapes), only the default branch is
+ *   searched, case-insensitively; answers `{total_count, incomplete_results, items}` with one item per file
+ *   (`name, path, sha, url, git_url, html_url, repository, score`) and, with the `text-match` media type,
+ *   `text_matches: [{object_url, object_type: 'FileContent', property: 'content', fragment, matches:
+ *   [{text, indices}]}]` (https://docs.github.com/rest/search/search#text-match-metadata); 422
+ *   `Validation Failed` for a query without a search term;
  * - errors as `{message, documentation_url}`; 401 `Bad credentials` without the expected token.
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
@@ -68,6 +78,7 @@ export class FakeGitHub {
       const slice = await this.git.listRepositories(offset, perPage);
       return send(res, 200, slice.items.map(repoJson), linkHeader(url, page, slice.next !== null));
     }
+    if (url.pathname === '/search/code') return this.searchCode(url, req, res, perPage, page);
     if (parts[0] !== 'repos' || parts.length < 3) return send(res, 404, { message: 'Not Found', documentation_url: DOCS });
     const fullName = `${parts[1]}/${parts[2]}`;
     const rest = parts.slice(3);
@@ -76,6 +87,13 @@ export class FakeGitHub {
       const slice = await this.git.listBranches(fullName, offset, perPage);
       const branches = await Promise.all(slice.items.map(async (name) => ({ name, commit: { sha: await this.git.resolveRef(fullName, name), url: '' }, protected: false })));
       return send(res, 200, branches, linkHeader(url, page, slice.next !== null));
+    }
+    if (rest[0] === 'commits' && rest.length === 1) {
+      const sha = url.searchParams.get('sha') ?? (await this.git.getRepository(fullName)).defaultBranch;
+      if ((await this.git.resolveRef(fullName, sha)) === null) return send(res, 404, { message: `No commit found for SHA: ${sha}`, documentation_url: DOCS });
+      const commits = (await this.git.listCommits(fullName, sha, offset + perPage + 1)).slice(offset);
+      const body = commits.slice(0, perPage).map((c) => ({ sha: c.sha, commit: { message: c.subject, author: { name: c.author, email: 'ada@example.com', date: c.time } } }));
+      return send(res, 200, body, linkHeader(url, page, commits.length > perPage));
     }
     if (rest[0] === 'commits' && rest.length === 2) {
       const sha = await this.git.resolveRef(fullName, rest[1]);
@@ -111,6 +129,51 @@ export class FakeGitHub {
     }
     send(res, 404, { message: 'Not Found', documentation_url: DOCS });
   }
+
+  private async searchCode(url: URL, req: IncomingMessage, res: ServerResponse, perPage: number, page: number): Promise<void> {
+    const { phrase, repo, path } = parseSearch(url.searchParams.get('q') ?? '');
+    if (!phrase || !repo) return send(res, 422, { message: 'Validation Failed', errors: [{ message: 'The search contains no search terms', resource: 'Search', field: 'q', code: 'invalid' }], documentation_url: DOCS });
+    const found = await this.git.searchCode(repo, phrase, { maxMatches: 10_000, ...(path ? { path } : {}) });
+    const byPath = new Map<string, Array<{ text: string }>>();
+    for (const m of found.matches) byPath.set(m.path, [...(byPath.get(m.path) ?? []), m]);
+    const files = [...byPath].slice((page - 1) * perPage, page * perPage);
+    const textMatch = (req.headers.accept ?? '').includes('text-match');
+    const items = files.map(([filePath, lines]) => ({
+      name: filePath.split('/').pop(),
+      path: filePath,
+      sha: '0'.repeat(40),
+      url: `https://api.github.com/repositories/1/contents/${filePath}`,
+      git_url: 'https://api.github.com/repositories/1/git/blobs/0',
+      html_url: `https://github.com/${repo}/blob/main/${filePath}`,
+      repository: { id: 1, name: repo.split('/')[1], full_name: repo, private: true, owner: { login: repo.split('/')[0] } },
+      score: 1,
+      ...(textMatch
+        ? {
+            text_matches: lines.map((l) => {
+              const at = l.text.toLowerCase().indexOf(phrase.toLowerCase());
+              return { object_url: '', object_type: 'FileContent', property: 'content', fragment: l.text, matches: [{ text: l.text.slice(at, at + phrase.length), indices: [at, at + phrase.length] }] };
+            }),
+          }
+        : {}),
+    }));
+    send(res, 200, { total_count: byPath.size, incomplete_results: false, items }, linkHeader(url, page, byPath.size > page * perPage));
+  }
+}
+
+/** The parts of a code search `q` this stand-in understands: one quoted phrase, `repo:` and `path:`. */
+function parseSearch(q: string): { phrase: string | null; repo: string | null; path: string | null } {
+  let phrase: string | null = null;
+  let rest = q;
+  const open = q.indexOf('"');
+  if (open >= 0) {
+    let text = '';
+    let at = open + 1;
+    for (; at < q.length && q[at] !== '"'; at++) text += q[at] === '\\' && at + 1 < q.length ? q[++at] : q[at];
+    phrase = text;
+    rest = q.slice(0, open) + q.slice(at + 1);
+  }
+  const qualifier = (name: string) => rest.split(' ').find((t) => t.startsWith(`${name}:`))?.slice(name.length + 1) ?? null;
+  return { phrase, repo: qualifier('repo'), path: qualifier('path') };
 }
 
 function repoJson(r: { fullName: string; defaultBranch: string; private: boolean }) {

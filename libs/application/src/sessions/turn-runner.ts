@@ -21,6 +21,7 @@ import {
   type RuntimeAgent,
   type RuntimeConnectionBinding,
   RuntimeFault,
+  type RuntimeSkills,
   type TurnResult,
 } from '@svc/infrastructure/integrations/agent-runtime/agent-runtime.port';
 import type { CommandSender } from '../commands/command-sender';
@@ -57,6 +58,8 @@ export interface TurnRunnerOptions {
   publish?: PublishNotification;
   log?: (line: string) => void;
   now?: () => Date;
+  /** The skills a session of the organization sees (`/run/skills`); without it the runtime offers none. */
+  skills?: (org: string) => Promise<RuntimeSkills>;
 }
 
 export class TurnRunner {
@@ -77,8 +80,17 @@ export class TurnRunner {
     const publisher = new TurnPublisher(ref, typeHost, this.options.publish, this.options.log);
     try {
       const agent = await this.loadAgent(ref.org, agentName);
+      const skills = this.options.skills ? await this.options.skills(ref.org) : undefined;
       result = await runtime.runTurn(
-        { session: { name: ref.sessionName, org: ref.org, settings: session.settings }, agent, messages: session.messages, pending: session.pending, turnId: ref.turnId, signal },
+        {
+          session: { name: ref.sessionName, org: ref.org, settings: session.settings },
+          agent,
+          messages: session.messages,
+          pending: session.pending,
+          turnId: ref.turnId,
+          signal,
+          ...(skills ? { skills } : {}),
+        },
         (n) => publisher.emit(n),
       );
     } catch (error) {

@@ -40,7 +40,7 @@ export const CONNECTION_TYPES: readonly ConnectionType[] = [
     displayName: 'Code host',
     description: 'Source repositories, pull requests and deployments.',
     userCreatable: false,
-    availableTools: ['TOOL_CODEHOST_READ_FILE', 'TOOL_CODEHOST_SEARCH', 'TOOL_CODEHOST_LIST_COMMITS'],
+    availableTools: ['TOOL_CODEHOST_READ_FILE', 'TOOL_CODEHOST_LIST_DIRECTORY', 'TOOL_CODEHOST_SEARCH', 'TOOL_CODEHOST_LIST_COMMITS'],
   },
   {
     type: 'CONNECTION_TYPE_CHAT',

@@ -12,6 +12,7 @@ import { SESSION_EVENTS } from '@svc/contracts/sessions/session.events';
 import { positionToString, type RecordedEvent } from '@svc/infrastructure/event-store/event-store.port';
 import { createAgentRuntime, loadRuntimeSettings, RuntimeFault } from '@svc/infrastructure/integrations/agent-runtime';
 import { SecretBox } from '@svc/infrastructure/config/secrets';
+import { SessionSkills } from '@svc/infrastructure/integrations/codehost/session-skills';
 import { createToolAdapters } from '@svc/infrastructure/integrations/tools/adapters';
 import { loadToolLimits, ToolExecutor } from '@svc/infrastructure/integrations/tools/tool-executor';
 import type { ReactorJob } from '@svc/infrastructure/reactors/event-reactor';
@@ -29,7 +30,10 @@ export const agentRuntimeReactor: Reactor = {
     if (runtimeSettings.runtime === 'off') return { off: 'SVC_AGENT_RUNTIME=off' };
     // Tool calls run here, in the projector: connection secrets are opened per call, never handed to the runtime.
     const limits = loadToolLimits();
-    const tools = new ToolExecutor({ reads, secrets: SecretBox.fromEnvironment(settings.dataDir), adapters: createToolAdapters(limits), limits, log });
+    const secrets = SecretBox.fromEnvironment(settings.dataDir);
+    const tools = new ToolExecutor({ reads, secrets, adapters: createToolAdapters(limits), limits, log });
+    // Every session reads its organization's skills bundles live (cached briefly), as `/run/skills`.
+    const skills = new SessionSkills({ reads, secrets, cacheMs: SessionSkills.cacheMsFrom(), log });
     const runtime = createAgentRuntime(runtimeSettings, tools.run);
     const runner = new TurnRunner({
       events,
@@ -39,6 +43,7 @@ export const agentRuntimeReactor: Reactor = {
       typeHost: settings.typeHost,
       publish: (org, topic, notification) => notifications.publish(org, topic, notification),
       log,
+      skills: (org) => skills.forOrganization(org),
     });
     return {
       runner: follow<TurnJob>(

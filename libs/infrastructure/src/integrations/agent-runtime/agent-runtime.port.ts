@@ -86,6 +86,24 @@ export interface TurnInput {
   turnId: string;
   /** Aborted when the process stops: the runtime gives up without a result. */
   signal?: AbortSignal;
+  /** The skills on the session's `/run/skills` view (skills.ts); absent, the runtime offers none. */
+  skills?: RuntimeSkills;
+}
+
+/** One skill a session may read: a built-in one, or one of an enabled skills bundle of the organization. */
+export interface RuntimeSkill {
+  name: string;
+  description: string;
+  /** The whole SKILL.md. */
+  body: string;
+  /** `builtin`, or the bundle's name (`skills-bundles/{id}`). */
+  source: string;
+}
+
+/** The session's skills, and the bundles that could not be read this turn (named, with why; never a credential). */
+export interface RuntimeSkills {
+  skills: RuntimeSkill[];
+  unavailable: Array<{ bundle: string; message: string }>;
 }
 
 /**

@@ -16,6 +16,7 @@ import {
   type TurnResult,
   userText,
 } from './agent-runtime.port';
+import { isSkillTool, LIST_SKILLS_TOOL, READ_SKILL_TOOL, withSkillTools } from './skills';
 import { runNoTools } from './tools';
 
 /** Longest excerpt of the user's text the reply quotes. */
@@ -29,6 +30,8 @@ export const BUILTIN_RESULT_CHARS = 2000;
 const TOOL_NAME = /\bTOOL_[A-Z0-9_]+\b/g;
 /** `/tool TOOL_NAME {json arguments}` on a line of its own: a call with those arguments. */
 const TOOL_LINE = /^\s*\/tool\s+(TOOL_[A-Z0-9_]+)([\s\S]*)$/;
+/** `/skills` lists the session's skills; `/skill NAME` reads one (the `/run/skills` view, skills.ts). */
+const SKILL_LINE = /^\s*\/skill(s?)(?:\s+(\S{1,200}))?\s*$/;
 const CONCLUDE = /\bconclude\b/i;
 const ISSUE_LINE = /^\s*issue:(.*)$/i;
 
@@ -48,8 +51,11 @@ export class BuiltinRuntime implements AgentRuntime {
   async runTurn(input: TurnInput, emit: Emit): Promise<TurnResult> {
     const text = newUserText(input.pending);
     const named = toolCallsIn(text);
-    const enabled = named.filter((call) => input.agent.enabledTools.includes(call.name)).slice(0, BUILTIN_MAX_TOOL_CALLS);
-    const refused = named.filter((call) => !input.agent.enabledTools.includes(call.name)).map((call) => call.name);
+    // The skill tools are every session's (they only read the turn's skills); the others, the agent's.
+    const allowed = (name: string) => isSkillTool(name) || input.agent.enabledTools.includes(name);
+    const enabled = named.filter((call) => allowed(call.name)).slice(0, BUILTIN_MAX_TOOL_CALLS);
+    const refused = named.filter((call) => !allowed(call.name)).map((call) => call.name);
+    const runTool = withSkillTools(this.runTool, input.skills);
 
     const activities: Activity[] = [];
     const lines = [text.trim() === '' ? 'Nothing new to answer.' : `You said: ${excerpt(text)}`];
@@ -59,7 +65,7 @@ export class BuiltinRuntime implements AgentRuntime {
       const results: ToolResult[] = [];
       // One after another: the notifications and the reply keep the order of the calls.
       for (const call of calls) {
-        const result = await this.runTool(call, { session: input.session, agent: input.agent, signal: input.signal });
+        const result = await runTool(call, { session: input.session, agent: input.agent, signal: input.signal });
         results.push(result);
         emit({ type: 'ToolOutput', value: { toolCallId: result.toolCallId, text: result.content } });
       }
@@ -99,6 +105,13 @@ function toolCallsIn(text: string): Array<{ name: string; arguments: string }> {
   const explicit: Array<{ name: string; arguments: string; line: number }> = [];
   const mentioned = new Map<string, number>();
   for (const [line, content] of text.split('\n').entries()) {
+    const skill = SKILL_LINE.exec(content);
+    if (skill) {
+      // `/skills` lists; `/skill NAME` reads; `/skill` alone lists too.
+      const read = skill[1] === '' && skill[2] !== undefined;
+      explicit.push(read ? { name: READ_SKILL_TOOL, arguments: JSON.stringify({ name: skill[2] }), line } : { name: LIST_SKILLS_TOOL, arguments: '{}', line });
+      continue;
+    }
     const match = TOOL_LINE.exec(content);
     // The name ends at a blank: `/tool TOOL_Xyz` is not a call of TOOL_X.
     if (match && (match[2] === '' || /^\s/.test(match[2]))) {

@@ -17,15 +17,16 @@ export interface CodeHostConnection {
   connectionDetails?: unknown;
 }
 
-export function codeHostOf(connection: CodeHostConnection): CodeHost {
+/** `timeoutMs` bounds each call to the host (a `git` run, an HTTP request); the adapters' default otherwise. */
+export function codeHostOf(connection: CodeHostConnection, options: { timeoutMs?: number } = {}): CodeHost {
   if (connection.connectionType !== CODEHOST_CONNECTION_TYPE) throw invalid(`${connection.name} is not a code-host connection`);
   const details = (connection.connectionDetails as { codehost?: Record<string, unknown> } | undefined)?.codehost ?? {};
   const provider = details.provider;
   if (provider === 'local-git' && typeof details.root === 'string' && details.root !== '') {
-    return new LocalGitCodeHost({ root: path.resolve(details.root) });
+    return new LocalGitCodeHost({ root: path.resolve(details.root), ...options });
   }
   if (provider === 'github' && typeof details.token === 'string' && details.token !== '') {
-    return new GitHubCodeHost({ token: details.token, ...(typeof details.apiUrl === 'string' ? { apiUrl: details.apiUrl } : {}) });
+    return new GitHubCodeHost({ token: details.token, ...(typeof details.apiUrl === 'string' ? { apiUrl: details.apiUrl } : {}), ...options });
   }
   throw failedPrecondition(`${connection.name} names no usable code host (details.codehost needs provider local-git with root, or github with token)`, 'CODEHOST_NOT_CONFIGURED');
 }

@@ -56,6 +56,16 @@ export interface CodeHost {
   listDirectory(fullName: string, ref: string, directory: string): Promise<TreeEntry[]>;
   /** A file's text at a ref, cut at `maxBytes`; null when absent. */
   readFile(fullName: string, ref: string, path: string, maxBytes: number): Promise<{ text: string; truncated: boolean } | null>;
+
+  // ---- history and code search (the TOOL_CODEHOST_* agent tools)
+
+  /** The commits reachable from `ref`, newest first, at most `limit`; NOT_FOUND when the ref names nothing. */
+  listCommits(fullName: string, ref: string, limit: number): Promise<Commit[]>;
+  /**
+   * Files of the repository's default branch holding `query` as a fixed string, case-insensitively
+   * (as GitHub's code search matches), optionally under a path prefix; at most `maxMatches` matches.
+   */
+  searchCode(fullName: string, query: string, options: { maxMatches: number; path?: string }): Promise<CodeSearchResult>;
 }
 
 export type CodeHostErrorCode = 'NOT_FOUND' | 'INVALID_ARGUMENT' | 'PERMISSION_DENIED' | 'UNAVAILABLE';
@@ -102,4 +112,39 @@ export function checkPath(p: string): string {
     throw new CodeHostError('INVALID_ARGUMENT', `'${p.slice(0, 1024)}' is not a repository path`);
   }
   return trimmed;
+}
+
+// ---- code search (the TOOL_CODEHOST_* agent tools)
+
+/** One place a search matched: a line (local git) or a fragment around the match (GitHub, whose search gives no line numbers). */
+export interface CodeMatch {
+  path: string;
+  /** 1-based; null when the host does not say. */
+  line: number | null;
+  /** The matching line or fragment, cut at MAX_MATCH_TEXT characters. */
+  text: string;
+}
+
+export interface CodeSearchResult {
+  matches: CodeMatch[];
+  /** More matched than was answered (the cap, or the host's own incomplete results). */
+  truncated: boolean;
+}
+
+/** Longest search query (GitHub's own limit for the search terms). */
+export const MAX_SEARCH_QUERY = 256;
+/** Characters of one match's text. */
+export const MAX_MATCH_TEXT = 300;
+
+/** A search query as the port takes one: 1 to MAX_SEARCH_QUERY characters, one line, no control characters. */
+export function checkSearchQuery(query: string): string {
+  if (query.trim() === '' || query.length > MAX_SEARCH_QUERY || /[\u0000-\u001f\u007f]/.test(query)) {
+    throw new CodeHostError('INVALID_ARGUMENT', `the search query must be 1 to ${MAX_SEARCH_QUERY} characters on one line`);
+  }
+  return query;
+}
+
+/** A match's text cut to MAX_MATCH_TEXT characters. */
+export function matchText(text: string): string {
+  return text.length > MAX_MATCH_TEXT ? `${text.slice(0, MAX_MATCH_TEXT)}…` : text;
 }

@@ -5,7 +5,21 @@
  * Authorization header: errors are rebuilt from the status, never from the request.
  */
 import { Octokit } from '@octokit/rest';
-import { checkFullName, checkPath, checkRef, CodeHostError, type CodeHost, type Commit, type Repository, type Slice, type TreeEntry } from './codehost.port';
+import {
+  checkFullName,
+  checkPath,
+  checkRef,
+  checkSearchQuery,
+  CodeHostError,
+  matchText,
+  type CodeHost,
+  type CodeMatch,
+  type CodeSearchResult,
+  type Commit,
+  type Repository,
+  type Slice,
+  type TreeEntry,
+} from './codehost.port';
 
 export interface GitHubOptions {
   /** `https://api.github.com`, or a GitHub Enterprise Server's `https://host/api/v3`. */
@@ -122,6 +136,51 @@ export class GitHubCodeHost implements CodeHost {
     if (typeof raw !== 'string') return null; // a directory
     const bytes = Buffer.from(raw, 'utf8');
     return { text: bytes.subarray(0, maxBytes).toString('utf8'), truncated: bytes.length > maxBytes };
+  }
+
+  async listCommits(fullName: string, ref: string, limit: number): Promise<Commit[]> {
+    const request = { ...this.repoArgs(fullName), sha: checkRef(ref), per_page: Math.max(1, Math.min(GITHUB_PAGE, Math.floor(limit))) };
+    if (limit <= 0) return [];
+    const res = await this.call(fullName, () => this.octokit.rest.repos.listCommits(request)).catch(async (error: unknown) => {
+      // A `sha` naming nothing is a 404 (as an unknown repository is) or a 422.
+      if (!(error instanceof CodeHostError) || (error.code !== 'NOT_FOUND' && error.code !== 'INVALID_ARGUMENT')) throw error;
+      await this.getRepository(fullName);
+      throw new CodeHostError('NOT_FOUND', `'${ref}' names no commit in ${fullName}`);
+    });
+    return res.data.slice(0, limit).map((c) => ({
+      sha: c.sha,
+      subject: c.commit.message.split('\n', 1)[0],
+      author: c.commit.author?.name ?? '',
+      time: new Date(c.commit.author?.date ?? 0).toISOString(),
+    }));
+  }
+
+  /**
+   * GitHub's code search (GET /search/code, which reads the default branch only) with the query as
+   * one quoted phrase in `repo:`, and the text-match media type for the fragments. One page of at
+   * most 100 files; each file's content fragments are its matches.
+   */
+  async searchCode(fullName: string, query: string, options: { maxMatches: number; path?: string }): Promise<CodeSearchResult> {
+    const [owner, repo] = checkFullName(fullName);
+    const phrase = checkSearchQuery(query).replace(/\\/g, '\\\\').replace(/"/g, '\\"');
+    const prefix = options.path === undefined ? '' : checkPath(options.path);
+    const q = `"${phrase}" repo:${owner}/${repo}${prefix === '' ? '' : ` path:${prefix}`}`;
+    const res = await this.call(fullName, () =>
+      this.octokit.rest.search.code({ q, per_page: Math.max(1, Math.min(GITHUB_PAGE, options.maxMatches)), mediaType: { format: 'text-match' } }),
+    );
+    const matches: CodeMatch[] = [];
+    let truncated = res.data.incomplete_results || res.data.total_count > res.data.items.length;
+    for (const item of res.data.items) {
+      const fragments = (item.text_matches ?? []).filter((m) => m.property === 'content' && typeof m.fragment === 'string');
+      for (const fragment of fragments.length > 0 ? fragments : [{ fragment: '' }]) {
+        if (matches.length >= options.maxMatches) {
+          truncated = true;
+          break;
+        }
+        matches.push({ path: item.path, line: null, text: matchText(fragment.fragment ?? '') });
+      }
+    }
+    return { matches, truncated };
   }
 
   // ------------------------------------------------------------------ internals

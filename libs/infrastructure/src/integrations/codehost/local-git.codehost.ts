@@ -8,7 +8,21 @@
 import { execFile } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { checkFullName, checkPath, checkRef, CodeHostError, type CodeHost, type Commit, type Repository, type Slice, type TreeEntry } from './codehost.port';
+import {
+  checkFullName,
+  checkPath,
+  checkRef,
+  checkSearchQuery,
+  CodeHostError,
+  matchText,
+  type CodeHost,
+  type CodeMatch,
+  type CodeSearchResult,
+  type Commit,
+  type Repository,
+  type Slice,
+  type TreeEntry,
+} from './codehost.port';
 
 export interface LocalGitOptions {
   /** The directory holding `{owner}/{repo}` repositories. */
@@ -21,6 +35,8 @@ export interface LocalGitOptions {
 export const MAX_LOCAL_REPOSITORIES = 10_000;
 /** Output of one `git` invocation past which it is stopped. */
 const MAX_OUTPUT = 16 * 1024 * 1024;
+/** Output of one `git grep` read (past it the search stops and says it was cut). */
+const MAX_GREP_OUTPUT = 1024 * 1024;
 
 export class LocalGitCodeHost implements CodeHost {
   private readonly root: string;
@@ -78,11 +94,7 @@ export class LocalGitCodeHost implements CodeHost {
     const [b, h] = await Promise.all([this.resolveRef(fullName, base), this.resolveRef(fullName, head)]);
     if (h === null) throw new CodeHostError('NOT_FOUND', `'${head}' names no commit in ${fullName}`);
     if (b === null) throw new CodeHostError('NOT_FOUND', `'${base}' names no commit in ${fullName}`);
-    const out = await this.git(dir, ['log', `--max-count=${Math.max(0, Math.floor(limit))}`, '--format=%H%x00%s%x00%an%x00%aI', `${b}..${h}`]);
-    return lines(out).map((line) => {
-      const [sha, subject, author, time] = line.split('\0');
-      return { sha, subject, author, time: new Date(time).toISOString() };
-    });
+    return parseLog(await this.git(dir, ['log', `--max-count=${Math.max(0, Math.floor(limit))}`, LOG_FORMAT, `${b}..${h}`]));
   }
 
   async listDirectory(fullName: string, ref: string, directory: string): Promise<TreeEntry[]> {
@@ -115,6 +127,48 @@ export class LocalGitCodeHost implements CodeHost {
     if ((await this.git(dir, ['cat-file', '-t', object])).trim() !== 'blob') return null;
     const bytes = await this.gitBytes(dir, ['cat-file', 'blob', object], Math.min(size, maxBytes));
     return { text: bytes.toString('utf8'), truncated: size > maxBytes };
+  }
+
+  async listCommits(fullName: string, ref: string, limit: number): Promise<Commit[]> {
+    const dir = await this.repoDir(fullName);
+    const commit = await this.commitOf(fullName, ref);
+    return parseLog(await this.git(dir, ['log', `--max-count=${Math.max(0, Math.floor(limit))}`, LOG_FORMAT, commit]));
+  }
+
+  async searchCode(fullName: string, query: string, options: { maxMatches: number; path?: string }): Promise<CodeSearchResult> {
+    const dir = await this.repoDir(fullName);
+    const needle = checkSearchQuery(query);
+    const prefix = options.path === undefined ? '' : checkPath(options.path);
+    const { defaultBranch } = await this.describe(fullName);
+    const commit = defaultBranch === '' ? null : await this.resolveRef(fullName, defaultBranch);
+    if (commit === null) return { matches: [], truncated: false }; // an empty repository holds nothing to find
+    // `-F` fixed strings (no pattern engine sees the query), `-e` so a query starting with `-` is not an
+    // option, `--literal-pathspecs` so a path is never pathspec magic, `-I` skips binary files, `-z`
+    // keeps paths verbatim. Output past MAX_GREP_OUTPUT stops git (the search is then cut).
+    const args = ['--literal-pathspecs', 'grep', '-z', '-n', '-I', '-i', '-F', '--no-color', '--full-name', '-e', needle, commit, '--', ...(prefix === '' ? [] : [prefix])];
+    let out: Buffer;
+    try {
+      out = await this.gitBytes(dir, args, MAX_GREP_OUTPUT + 1);
+    } catch (error) {
+      if (error instanceof GitExit && error.exitCode === 1) return { matches: [], truncated: false }; // git grep's "nothing found"
+      throw error;
+    }
+    const matches: CodeMatch[] = [];
+    let truncated = out.length > MAX_GREP_OUTPUT;
+    const records = out.subarray(0, MAX_GREP_OUTPUT).toString('utf8').split('\n');
+    // The last record may be cut mid-line when the output was cut: it is dropped.
+    if (truncated) records.pop();
+    for (const record of records) {
+      if (record === '') continue;
+      if (matches.length >= options.maxMatches) {
+        truncated = true;
+        break;
+      }
+      // `<commit>:<path>\0<line>\0<text>`
+      const [where, line, ...text] = record.split('\0');
+      matches.push({ path: where.slice(commit.length + 1), line: Number(line), text: matchText(text.join('\0')) });
+    }
+    return { matches, truncated };
   }
 
   // ------------------------------------------------------------------ internals
@@ -215,4 +269,13 @@ function isGitDirectory(dir: string): boolean {
 
 function lines(out: string): string[] {
   return out.split('\n').filter((l) => l.length > 0);
+}
+
+const LOG_FORMAT = '--format=%H%x00%s%x00%an%x00%aI';
+
+function parseLog(out: string): Commit[] {
+  return lines(out).map((line) => {
+    const [sha, subject, author, time] = line.split('\0');
+    return { sha, subject, author, time: new Date(time).toISOString() };
+  });
 }

@@ -1,7 +1,8 @@
 /**
  * The tool adapters this service runs, one per connection type. A type without an adapter here
- * (code host, chat) answers UNAVAILABLE from the executor.
+ * (chat) answers UNAVAILABLE from the executor.
  */
+import { CodeHostToolAdapter } from './codehost/codehost.adapter';
 import { HttpToolAdapter } from './http/http.adapter';
 import { PagerToolAdapter } from './pager/pager.adapter';
 import { PromqlToolAdapter } from './promql/promql.adapter';
@@ -17,6 +18,7 @@ export function createToolAdapters(limits: ToolLimits = DEFAULT_TOOL_LIMITS): To
     new SqlAdapter({ idleMs: TOOL_POOL_IDLE_MS, timeoutMs: limits.timeoutMs }),
     new PromqlToolAdapter(),
     new HttpToolAdapter(),
+    new CodeHostToolAdapter(),
     new PagerToolAdapter(),
     new TrackerToolAdapter(),
   ];

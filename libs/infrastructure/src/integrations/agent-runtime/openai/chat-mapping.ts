@@ -3,7 +3,8 @@
  * messages, and the agent's enabled tools as function definitions (plus `conclude`, through which
  * the model ends the session with a conclusion).
  */
-import type { Activity, RuntimeAgent, RuntimeSessionSettings } from '../agent-runtime.port';
+import type { Activity, RuntimeAgent, RuntimeSessionSettings, RuntimeSkills } from '../agent-runtime.port';
+import { LIST_SKILLS_TOOL, READ_SKILL_TOOL, skillsCatalog } from '../skills';
 
 export type ChatMessage =
   | { role: 'system' | 'user'; content: string }
@@ -45,9 +46,22 @@ const TOOL_SCHEMAS: Record<string, { description: string; parameters: Record<str
   },
   TOOL_PROMQL_LIST_METRICS: { description: 'List metric names.', parameters: params({ match: str('series selector, optional') }, []) },
   TOOL_HTTP_REQUEST: { description: 'Call the connected HTTP API.', parameters: params({ method: str('HTTP method'), path: str('path and query'), body: str('request body, optional') }, ['method', 'path']) },
-  TOOL_CODEHOST_READ_FILE: { description: 'Read a file of a repository.', parameters: params({ repository: str('owner/repo'), path: str('file path'), ref: str('branch or sha, optional') }, ['repository', 'path']) },
-  TOOL_CODEHOST_SEARCH: { description: 'Search code.', parameters: params({ query: str('search text'), repository: str('owner/repo, optional') }, ['query']) },
-  TOOL_CODEHOST_LIST_COMMITS: { description: 'List the commits of a branch.', parameters: params({ repository: str('owner/repo'), ref: str('branch, optional') }, ['repository']) },
+  TOOL_CODEHOST_READ_FILE: {
+    description: 'Read a text file of a repository (cut at the byte cap; `truncated` says so).',
+    parameters: params({ repository: str('owner/repo'), path: str('file path'), ref: str('branch, tag or sha; default: the default branch') }, ['repository', 'path']),
+  },
+  TOOL_CODEHOST_LIST_DIRECTORY: {
+    description: "List a directory of a repository (names, paths, 'file' or 'dir').",
+    parameters: params({ repository: str('owner/repo'), path: str('directory; default: the root'), ref: str('branch, tag or sha; default: the default branch') }, ['repository']),
+  },
+  TOOL_CODEHOST_SEARCH: {
+    description: "Search a repository's default branch for a text (exact, case-insensitive): the matching lines or fragments.",
+    parameters: params({ repository: str('owner/repo'), query: str('the text to find'), path: str('only under this path, optional'), limit: { type: 'integer', description: 'most matches (default 30, at most 100)' } }, ['repository', 'query']),
+  },
+  TOOL_CODEHOST_LIST_COMMITS: {
+    description: 'List commits newest first: those of a ref, or those of `ref` not in `base` (what a deployment shipped).',
+    parameters: params({ repository: str('owner/repo'), ref: str('branch, tag or sha; default: the default branch'), base: str('sha or ref, optional'), limit: { type: 'integer', description: 'most commits (default 20, at most 100)' } }, ['repository']),
+  },
   TOOL_CHAT_POST_MESSAGE: { description: 'Post a message to a chat channel.', parameters: params({ channel: str('channel'), text: str('message') }) },
   TOOL_PAGER_CREATE_INCIDENT: {
     description: 'Open an incident on the pager (pages whoever is on call).',
@@ -74,13 +88,22 @@ const CONCLUDE_TOOL: FunctionTool = {
   },
 };
 
+/** The `/run/skills` view (../skills.ts), offered when the turn has skills; their function names are their tool names. */
+const SKILL_TOOLS: FunctionTool[] = [
+  {
+    type: 'function',
+    function: { name: READ_SKILL_TOOL, description: 'Read one skill of /run/skills (its whole SKILL.md) by name.', parameters: params({ name: str('the skill name, as the system message lists them') }) },
+  },
+  { type: 'function', function: { name: LIST_SKILLS_TOOL, description: 'List the skills of /run/skills: names, descriptions, sources.', parameters: params({}) } },
+];
+
 /** `TOOL_SQLDB_QUERY` is offered as `sqldb_query` (function names are `^[a-zA-Z0-9_-]{1,64}$`). */
 export function functionNameOf(tool: string): string {
   return tool.replace(/^TOOL_/, '').toLowerCase();
 }
 
 /** The function definitions of a turn, and the way back from a function name to its tool. */
-export function toolsFor(agent: RuntimeAgent): { tools: FunctionTool[]; toolOf: Map<string, string> } {
+export function toolsFor(agent: RuntimeAgent, skills?: RuntimeSkills): { tools: FunctionTool[]; toolOf: Map<string, string> } {
   const toolOf = new Map<string, string>();
   const tools: FunctionTool[] = [];
   for (const tool of agent.enabledTools) {
@@ -89,7 +112,7 @@ export function toolsFor(agent: RuntimeAgent): { tools: FunctionTool[]; toolOf: 
     const schema = TOOL_SCHEMAS[tool] ?? { description: tool, parameters: { type: 'object' } };
     tools.push({ type: 'function', function: { name, ...schema, parameters: withConnection(schema.parameters, tool, agent) } });
   }
-  return { tools: [...tools, CONCLUDE_TOOL], toolOf };
+  return { tools: [...tools, ...(skills ? SKILL_TOOLS : []), CONCLUDE_TOOL], toolOf };
 }
 
 /**
@@ -104,9 +127,9 @@ function withConnection(parameters: Record<string, unknown>, tool: string, agent
   return { ...parameters, properties: { ...properties, connection: { type: 'string', enum: names, description: 'the connection to run on' } }, required: [...required, 'connection'] };
 }
 
-/** The session so far as chat messages: the agent's prompt (and a backtest's clock) first. */
-export function chatMessagesOf(agent: RuntimeAgent, settings: RuntimeSessionSettings, activities: readonly Activity[]): ChatMessage[] {
-  const system = [agent.prompt, settings.mockTime ? `The current time is ${settings.mockTime}.` : ''].filter((s) => s !== '').join('\n\n');
+/** The session so far as chat messages: the agent's prompt (a backtest's clock, the skills catalog) first. */
+export function chatMessagesOf(agent: RuntimeAgent, settings: RuntimeSessionSettings, activities: readonly Activity[], skills?: RuntimeSkills): ChatMessage[] {
+  const system = [agent.prompt, settings.mockTime ? `The current time is ${settings.mockTime}.` : '', skillsCatalog(skills)].filter((s) => s !== '').join('\n\n');
   const messages: ChatMessage[] = system === '' ? [] : [{ role: 'system', content: system }];
   for (const activity of activities) messages.push(...chatMessagesOfActivity(activity));
   return messages;

@@ -18,6 +18,7 @@ import {
   type TurnResult,
 } from '../agent-runtime.port';
 import { modelTargetOf, type RuntimeSettings } from '../runtime-settings';
+import { withSkillTools } from '../skills';
 import { runNoTools } from '../tools';
 import { CONCLUDE_FUNCTION, chatMessagesOf, chatMessagesOfActivity, toolsFor } from './chat-mapping';
 import { streamChat } from './chat-stream';
@@ -41,8 +42,9 @@ export class OpenAiCompatibleRuntime implements AgentRuntime {
   async runTurn(input: TurnInput, emit: Emit): Promise<TurnResult> {
     const { agent, session } = input;
     const target = modelTargetOf(this.settings, session.settings);
-    const { tools, toolOf } = toolsFor(agent);
-    const messages = chatMessagesOf(agent, session.settings, input.messages);
+    const { tools, toolOf } = toolsFor(agent, input.skills);
+    const messages = chatMessagesOf(agent, session.settings, input.messages, input.skills);
+    const runTool = withSkillTools(this.runTool, input.skills);
     const activities: Activity[] = [];
     let seq = 0;
     let callCount = 0;
@@ -77,7 +79,7 @@ export class OpenAiCompatibleRuntime implements AgentRuntime {
       }));
       const results: ToolResult[] = [];
       for (const call of calls) {
-        const result = await this.runTool(call, { session, agent, signal: input.signal });
+        const result = await runTool(call, { session, agent, signal: input.signal });
         results.push(result);
         emit({ type: 'ToolOutput', value: { toolCallId: result.toolCallId, text: result.content } });
       }
