@@ -11,6 +11,7 @@ import { ApiAuthGuard } from './auth/auth.guard';
 import { AuthModule } from './auth/auth.module';
 import { CatalogModule } from './catalog/catalog.module';
 import { ChatModule } from './chat/chat-events.controller';
+import { InvitationsModule } from './idp/invitations.module';
 import { ConnectionsModule } from './connections/connections.module';
 import { QUERY_HANDLERS } from './cqrs/handlers';
 import { DeploymentsModule } from './deployments/deployments.module';
@@ -34,6 +35,7 @@ import { RolesModule } from './roles/roles.module';
 import { RowsModule } from './rows/rows.module';
 import { SessionsModule } from './sessions/sessions.module';
 import { SkillsBundlesModule } from './skillsbundles/skills-bundles.module';
+import { TrackerModule } from './tracker/tracker-events.controller';
 import { TriggersModule } from './triggers/triggers.module';
 import { WatchModule } from './watch/watch.module';
 
@@ -65,6 +67,8 @@ export function appModule(settings: Settings) {
       TriggersModule,
       SkillsBundlesModule,
       ChatModule,
+      TrackerModule,
+      InvitationsModule,
       DeploymonitorModule,
       CatalogModule,
       NotificationsModule,

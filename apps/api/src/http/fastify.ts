@@ -20,7 +20,7 @@ import { requestIdOf } from '../observability/request-id';
  * Routes that verify a signature over the exact bytes received (HandleChatEvent): their parsed body
  * also keeps the raw text, as `rawBody` on the request. No other route holds a second copy.
  */
-export const RAW_BODY_PATHS: ReadonlySet<string> = new Set(['/v1/chat-connections:handleEvent']);
+export const RAW_BODY_PATHS: ReadonlySet<string> = new Set(['/v1/chat-connections:handleEvent', '/v1/tracker-connections:handleEvent']);
 /** Inbound webhooks (`/v1/webhooks/{kind}/{token}`), whose paths end in a token. */
 export const RAW_BODY_PREFIX = '/v1/webhooks/';
 const keepsRawBody = (url: string) => {

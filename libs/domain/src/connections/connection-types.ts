@@ -66,7 +66,14 @@ export const CONNECTION_TYPES: readonly ConnectionType[] = [
   {
     type: 'CONNECTION_TYPE_INCIDENTMGR',
     displayName: 'Incident manager',
-    description: 'An incident-management platform that sends incident webhooks.',
+    description: 'An incident-management platform: incidents are declared on it and it sends incident webhooks.',
+    userCreatable: false,
+    availableTools: [],
+  },
+  {
+    type: 'CONNECTION_TYPE_IDP',
+    displayName: 'Identity provider',
+    description: 'The identity provider members sign in with; organization invitations are sent through it.',
     userCreatable: false,
     availableTools: [],
   },

@@ -16,6 +16,7 @@ import {
 } from '@svc/contracts/investigations/upload.events';
 import { SESSION_ARTIFACTS_IMPORTED } from '@svc/contracts/investigations/artifact.events';
 import { ROWS_INGESTED } from '@svc/contracts/rows/rows.contract';
+import { TRACKER_DELIVERY_RECORDED } from '@svc/contracts/connections/integration-ports.contract';
 import { SESSION_NAME_CLAIMED } from '@svc/contracts/sessions/session.events';
 import { accessDecider, ADMIN_ROLE, type AccessEvent, type RoleRecord } from '../roles/access.decider';
 import { connectionDecider, type Connection } from '../connections/connection.decider';
@@ -27,6 +28,7 @@ import { noteSpec } from '../notes/note.resource';
 import { apiKeyDecider, organizationDecider } from '../organizations/organization.decider';
 import { triggerOccasionsDecider } from '../reactors/trigger-occasions.decider';
 import { rowsDecider } from '../rows/rows.decider';
+import { trackerDeliveryDecider } from '../connections/tracker-delivery.decider';
 import { sessionDecider } from '../sessions/session.decider';
 import { sessionNameDecider } from '../sessions/session-name.decider';
 import { fold, type DomainEvent } from './decider';
@@ -316,6 +318,7 @@ describe('single-value aggregates', () => {
     ['unique claim', uniqueClaimDecider({ kind: 'CustomerExternalId', label: 'customer external_id', inFlightMs: 30_000 }), (i) => ({ type: 'CustomerExternalIdClaimed', data: { holder: `customers/c${i}`, claimTime: T(i) } })],
     ['artifacts', artifactsDecider, (i) => ({ type: SESSION_ARTIFACTS_IMPORTED, data: { session: 's', source: 'x', artifacts: [], importTime: T(i) } })],
     ['rows', rowsDecider, (i) => ({ type: ROWS_INGESTED, data: { table: 't', rows: [], ingestTime: T(i) } })],
+    ['tracker delivery', trackerDeliveryDecider, (i) => ({ type: TRACKER_DELIVERY_RECORDED, data: { connection: 'connections/t', delivery: `d${i}`, kind: 'issues', action: 'opened', project: 'a/b', actor: 'x', receiveTime: T(i) } })],
     ['session name', sessionNameDecider, (i) => ({ type: SESSION_NAME_CLAIMED, data: { org: 'acme', name: 'agents/a/sessions/s', claimTime: T(i) } })],
   ])('%s: folds N events in O(N)', (_name, decider, event) => {
     expectLinearFold(decider as never, { step: fc.nat(), history: (steps) => steps.map((_, i) => event(i)), numRuns: 3 });

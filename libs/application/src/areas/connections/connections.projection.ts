@@ -2,6 +2,7 @@ import type { ConnectionEvent } from '@svc/domain/connections/connection.decider
 import { docId, type Projection } from '@svc/infrastructure/projection/projection';
 import type { WriteOp } from '@svc/infrastructure/read-store/read-store.port';
 import { CHAT_TEAM_PATHS } from './chat-connections';
+import { TRACKER_PROJECT_PATH } from './tracker-connections';
 
 /**
  * Where an inbound webhook finds its connection: one document per valid webhook token, keyed by the
@@ -13,11 +14,11 @@ export const webhookTokenId = (tokenHash: string) => `webhook|${tokenHash}`;
 /** Connections (operator configuration, OAuth callbacks) and their webhook tokens; secrets stay sealed. */
 export const connectionsProjection: Projection = {
   name: 'connections',
-  version: 2,
+  version: 3,
   collections: ['connections', WEBHOOK_TOKENS],
   indexes: { connections: ['name', 'connectionType', 'displayName'], [WEBHOOK_TOKENS]: [] },
-  // The chat webhook finds a delivery's connections by workspace, in whichever organization.
-  crossOrgIndexes: { connections: [...CHAT_TEAM_PATHS] },
+  // The chat and tracker webhooks find a delivery's connections by workspace or project, in whichever organization.
+  crossOrgIndexes: { connections: [...CHAT_TEAM_PATHS, TRACKER_PROJECT_PATH] },
   handle({ event, org, pos }) {
     const e = event as ConnectionEvent;
     switch (e.type) {

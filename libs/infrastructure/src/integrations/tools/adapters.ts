@@ -1,11 +1,13 @@
 /**
  * The tool adapters this service runs, one per connection type. A type without an adapter here
- * (chat, pager, tracker) answers UNAVAILABLE from the executor.
+ * (chat) answers UNAVAILABLE from the executor.
  */
 import { CodeHostToolAdapter } from './codehost/codehost.adapter';
 import { HttpToolAdapter } from './http/http.adapter';
+import { PagerToolAdapter } from './pager/pager.adapter';
 import { PromqlToolAdapter } from './promql/promql.adapter';
 import { SqlAdapter } from './sql/sql-adapter';
+import { TrackerToolAdapter } from './tracker/tracker.adapter';
 import { DEFAULT_TOOL_LIMITS, type ToolAdapter, type ToolLimits } from './tool-adapter.port';
 
 /** A pool (and its sockets) unused this long is closed. */
@@ -17,5 +19,7 @@ export function createToolAdapters(limits: ToolLimits = DEFAULT_TOOL_LIMITS): To
     new PromqlToolAdapter(),
     new HttpToolAdapter(),
     new CodeHostToolAdapter(),
+    new PagerToolAdapter(),
+    new TrackerToolAdapter(),
   ];
 }

@@ -63,8 +63,17 @@ const TOOL_SCHEMAS: Record<string, { description: string; parameters: Record<str
     parameters: params({ repository: str('owner/repo'), ref: str('branch, tag or sha; default: the default branch'), base: str('sha or ref, optional'), limit: { type: 'integer', description: 'most commits (default 20, at most 100)' } }, ['repository']),
   },
   TOOL_CHAT_POST_MESSAGE: { description: 'Post a message to a chat channel.', parameters: params({ channel: str('channel'), text: str('message') }) },
-  TOOL_PAGER_CREATE_INCIDENT: { description: 'Open an incident on the pager.', parameters: params({ title: str('title'), description: str('details, optional') }, ['title']) },
-  TOOL_TRACKER_CREATE_TICKET: { description: 'Open a ticket in the tracker.', parameters: params({ title: str('title'), description: str('details, optional') }, ['title']) },
+  TOOL_PAGER_CREATE_INCIDENT: {
+    description: 'Open an incident on the pager (pages whoever is on call).',
+    parameters: params(
+      { title: str('title'), description: str('details, optional'), severity: str('critical, error (default), warning or info'), dedup_key: str('the same key pages once, optional') },
+      ['title'],
+    ),
+  },
+  TOOL_TRACKER_CREATE_TICKET: {
+    description: 'Open a ticket in the tracker.',
+    parameters: params({ title: str('title'), description: str('the ticket body in Markdown, optional'), labels: { type: 'array', items: { type: 'string' }, description: 'label names, optional' } }, ['title']),
+  },
 };
 
 const CONCLUDE_TOOL: FunctionTool = {
