@@ -48,6 +48,19 @@ export function chatDetailsOf(connection: JsonObject): ChatDetails {
   };
 }
 
+/**
+ * The facts a trigger write or a chat invocation may carry (ValidationContext.facts): the bot's
+ * channel membership read live through the chat port, per chat connection name. A connection
+ * missing there (no bot token, the platform unavailable) is judged by its configured `bot_channels`.
+ */
+export const CHAT_MEMBERSHIP_FACT = 'chatMembership';
+export type ChatMembershipFacts = Readonly<Record<string, readonly BotChannel[]>>;
+
+/** The channels the bot of `connectionName` is a member of: live when known, else as configured. */
+export function botChannelsOf(connectionName: string, connection: JsonObject, live?: ChatMembershipFacts): readonly BotChannel[] {
+  return live?.[connectionName] ?? chatDetailsOf(connection).botChannels;
+}
+
 /** `connections/{c}/chat-handles/{h}` split, or undefined when malformed. */
 export function parseChatHandleName(name: unknown): { connection: string; handle: string } | undefined {
   if (typeof name !== 'string') return undefined;

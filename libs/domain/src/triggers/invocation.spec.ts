@@ -60,6 +60,12 @@ describe('InvokeTrigger rules', () => {
     expect(checkChatInvocation(mentioned('triage'), { ...chat, threadTs: '0.5' }, CONNECTION).threadTs).toBe('0.5');
   });
 
+  it('resolves the channel from the live membership when the chat port read it', () => {
+    const chat = { channelName: 'general', eventTs: '1.1' };
+    expect(checkChatInvocation(mentioned('triage'), chat, CONNECTION, [{ name: '#general', id: 'C77' }])).toMatchObject({ channelName: '#general', channelId: 'C77' });
+    failsWith(() => checkChatInvocation(posted(['#deploys']), { ...chat, channelName: 'deploys' }, CONNECTION, [{ name: '#general', id: 'C77' }]), 'NOT_FOUND', /'#deploys' is not among/);
+  });
+
   it('machine credentials act for the one organization whose chat connection belongs to the workspace', () => {
     expect(workspaceOrganization({ teamId: 'T2' }, ['acme', 'acme'])).toBe('acme');
     failsWith(() => workspaceOrganization({ channelName: '#ops' }, ['acme']), 'INVALID_ARGUMENT', /team_id is required with machine credentials/);

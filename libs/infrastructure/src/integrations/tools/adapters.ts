@@ -1,7 +1,8 @@
 /**
  * The tool adapters this service runs, one per connection type. A type without an adapter here
- * (code host, chat, pager, tracker) answers UNAVAILABLE from the executor.
+ * (code host, pager, tracker) answers UNAVAILABLE from the executor.
  */
+import { ChatToolAdapter } from './chat/chat.adapter';
 import { HttpToolAdapter } from './http/http.adapter';
 import { PromqlToolAdapter } from './promql/promql.adapter';
 import { SqlAdapter } from './sql/sql-adapter';
@@ -15,5 +16,6 @@ export function createToolAdapters(limits: ToolLimits = DEFAULT_TOOL_LIMITS): To
     new SqlAdapter({ idleMs: TOOL_POOL_IDLE_MS, timeoutMs: limits.timeoutMs }),
     new PromqlToolAdapter(),
     new HttpToolAdapter(),
+    new ChatToolAdapter(),
   ];
 }
