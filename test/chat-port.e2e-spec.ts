@@ -5,13 +5,14 @@
  * notification methods, whose test DM goes through the port. Slack is a local server answering as
  * its Web API reference documents (test/support/fake-slack.ts).
  */
-import { eventually, MACHINE, Stack, TEST_CONFIG } from './support/harness';
+import { BOB, DEPLOYER, eventually, GINA, MACHINE, Stack, TEST_CONFIG } from './support/harness';
 import { FakeSlack } from './support/fake-slack';
 
 const T = 'svc.triggers.v1.TriggersService';
 const A = 'svc.nxagent.v2.AgentService';
 const ACTIVITY = 'type.googleapis.com/svc.nxagent.v1.Activity';
 const BOT_TOKEN = 'xoxb-e2e-bot-token-4f1c';
+const CM = 'svc.monitoring_plans.v1.ChangeMonitorNotificationsService';
 
 interface ReadAnswer {
   messages: Array<Record<string, unknown>>;
@@ -136,6 +137,84 @@ describe('the chat port (Slack) in the product', () => {
       expect(result).toEqual({ error: 'NOT_FOUND', message: "the bot of connections/slackbot is not a member of '#stale'; invite it to the channel first" });
       expect(slack.posted).toHaveLength(before);
       expect(JSON.stringify(result)).not.toContain(BOT_TOKEN);
+    });
+  });
+
+  describe('change-monitor notifications (the caller\'s own setup)', () => {
+    interface Setup {
+      name: string;
+      user: string;
+      chatDmEnabled: boolean;
+      codehostLogin?: string;
+      verifiedChatDestination?: Record<string, string>;
+    }
+    const mine = async (as?: typeof BOB) => stack.rpc<{ changeMonitorSetup: Setup }>(`${CM}/GetMyChangeMonitorSetup`, {}, as);
+
+    it('answers the defaults of a setup never written', async () => {
+      const res = await mine();
+      expect(res.status).toBe(200);
+      expect(res.body).toEqual({ changeMonitorSetup: { name: 'change-monitor-setups/alice', user: 'users/alice', chatDmEnabled: false } });
+    });
+
+    it('refuses to enable DMs before a test DM verified a destination', async () => {
+      const res = await stack.rpc(`${CM}/UpdateMyChangeMonitorNotificationPreference`, { chat_dm_enabled: true });
+      expect(res.status).toBe(400);
+      expect(res.body).toMatchObject({ error: { status: 'FAILED_PRECONDITION', details: expect.arrayContaining([expect.objectContaining({ reason: 'CHAT_DM_NOT_VERIFIED' })]) } });
+      expect((await mine()).body.changeMonitorSetup.chatDmEnabled).toBe(false);
+    });
+
+    it('verifies by e-mail: a test DM through the port (conversations.open, chat.postMessage), and the destination it reached is stored', async () => {
+      const res = await stack.rpc<{ changeMonitorSetup: Setup; messageTs: string }>(`${CM}/VerifyMyChangeMonitorSlackDM`, { chat_connection: 'connections/slackbot', email: 'alice@acme.test' });
+      expect(res.status).toBe(200);
+      const open = slack.callsOf('conversations.open').at(-1);
+      expect(open?.params.users).toBe('U0ALICE');
+      const dm = slack.posted.at(-1);
+      expect(dm).toMatchObject({ channel: expect.stringMatching(/^D/), ts: res.body.messageTs, text: expect.stringContaining('users/alice') });
+      expect(res.body.changeMonitorSetup).toEqual({
+        name: 'change-monitor-setups/alice',
+        user: 'users/alice',
+        chatDmEnabled: false,
+        verifiedChatDestination: { chatConnection: 'connections/slackbot', chatUserId: 'U0ALICE', channelId: dm?.channel, verifyTime: expect.any(String) },
+        createTime: expect.any(String),
+        updateTime: expect.any(String),
+      });
+      expect((await mine()).body.changeMonitorSetup.verifiedChatDestination?.channelId).toBe(dm?.channel);
+    });
+
+    it('answers NOT_FOUND for an unknown user, FAILED_PRECONDITION for a connection without a bot token, and stores nothing then', async () => {
+      const before = slack.posted.length;
+      const unknown = await stack.rpc(`${CM}/VerifyMyChangeMonitorSlackDM`, { chat_connection: 'connections/slackbot', email: 'nobody@acme.test' });
+      expect(unknown.status).toBe(404);
+      const tokenless = await stack.rpc(`${CM}/VerifyMyChangeMonitorSlackDM`, { chat_connection: 'connections/slack', chat_user_id: 'U0ALICE' });
+      expect(tokenless.status).toBe(400);
+      expect(tokenless.body).toMatchObject({ error: { status: 'FAILED_PRECONDITION', details: expect.arrayContaining([expect.objectContaining({ reason: 'CHAT_NOT_CONFIGURED' })]) } });
+      expect(slack.posted).toHaveLength(before);
+      expect((await mine()).body.changeMonitorSetup.verifiedChatDestination?.chatUserId).toBe('U0ALICE');
+    });
+
+    it('enables DMs once verified and links the code-host login (lowercased); a later verify reuses the verified user', async () => {
+      const res = await stack.rpc<{ changeMonitorSetup: Setup }>(`${CM}/UpdateMyChangeMonitorNotificationPreference`, { chat_dm_enabled: true, codehost_login: 'Alice-GH' });
+      expect(res.status).toBe(200);
+      expect(res.body.changeMonitorSetup).toMatchObject({ chatDmEnabled: true, codehostLogin: 'alice-gh', verifiedChatDestination: { chatUserId: 'U0ALICE' } });
+      const again = await stack.rpc<{ changeMonitorSetup: Setup }>(`${CM}/VerifyMyChangeMonitorSlackDM`, { chat_connection: 'connections/slackbot' });
+      expect(again.status).toBe(200);
+      expect(again.body.changeMonitorSetup).toMatchObject({ chatDmEnabled: true, codehostLogin: 'alice-gh' });
+      expect(slack.callsOf('users.info').at(-1)?.params.user).toBe('U0ALICE');
+      const bad = await stack.rpc(`${CM}/UpdateMyChangeMonitorNotificationPreference`, { chat_dm_enabled: false, codehost_login: 'no spaces' });
+      expect(bad.status).toBe(400);
+    });
+
+    it('is per member and per organization: another member sees their own, another organization cannot use this one\'s connection, a service account has none', async () => {
+      expect((await mine(BOB)).body).toEqual({ changeMonitorSetup: { name: 'change-monitor-setups/bob', user: 'users/bob', chatDmEnabled: false } });
+      const bobVerifies = await stack.rpc(`${CM}/VerifyMyChangeMonitorSlackDM`, { chat_connection: 'connections/slackbot', chat_user_id: 'U0BOB' }, BOB);
+      expect(bobVerifies.status).toBe(200);
+      expect((await mine()).body.changeMonitorSetup.verifiedChatDestination?.chatUserId).toBe('U0ALICE');
+      expect((await mine(GINA)).body.changeMonitorSetup).toEqual({ name: 'change-monitor-setups/gina', user: 'users/gina', chatDmEnabled: false });
+      const foreign = await stack.rpc(`${CM}/VerifyMyChangeMonitorSlackDM`, { chat_connection: 'connections/slackbot', chat_user_id: 'U0ALICE' }, GINA);
+      expect(foreign.status).toBe(404);
+      const account = await mine(DEPLOYER);
+      expect(account.status).toBe(400);
+      expect(account.body).toMatchObject({ error: { status: 'FAILED_PRECONDITION' } });
     });
   });
 });

@@ -10,6 +10,7 @@ import { BlobsModule } from './artifacts/blobs.module';
 import { ApiAuthGuard } from './auth/auth.guard';
 import { AuthModule } from './auth/auth.module';
 import { CatalogModule } from './catalog/catalog.module';
+import { ChangeMonitorModule } from './changemonitor/change-monitor.module';
 import { ChatModule } from './chat/chat-events.controller';
 import { ConnectionsModule } from './connections/connections.module';
 import { QUERY_HANDLERS } from './cqrs/handlers';
@@ -65,6 +66,7 @@ export function appModule(settings: Settings) {
       TriggersModule,
       SkillsBundlesModule,
       ChatModule,
+      ChangeMonitorModule,
       DeploymonitorModule,
       CatalogModule,
       NotificationsModule,

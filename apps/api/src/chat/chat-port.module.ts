@@ -41,6 +41,13 @@ export class ChatPort {
     }
   }
 
+  /** The chat of a chat connection of `org` (its bot token opened), or null when it has none. */
+  async chatOf(org: string, name: string): Promise<Chat | null> {
+    const connection = await this.credentials.resolve(org, name);
+    if (connection.connectionType !== CHAT_CONNECTION_TYPE) return null;
+    return chatOfSection(chatSectionOf(connection.connectionDetails), CHAT_TIMEOUT_MS);
+  }
+
   /**
    * The channels the bot of a chat connection document (as stored, response shape) is a member of,
    * read live; undefined when they cannot be (no bot token, the platform unavailable): the caller
