@@ -61,9 +61,12 @@ class ChangeMonitorMethods implements OnModuleInit {
 
   onModuleInit(): void {
     this.registry.register(
-      defineMethod(SERVICE, 'GetMyChangeMonitorSetup', { request: GetMyChangeMonitorSetupRequest, response: ChangeMonitorSetupResponse }, 'read', async ({ principal }) => ({
-        changeMonitorSetup: await this.setupOf(actorOf(principal)),
-      })),
+      {
+        ...defineMethod(SERVICE, 'GetMyChangeMonitorSetup', { request: GetMyChangeMonitorSetupRequest, response: ChangeMonitorSetupResponse }, 'read', async ({ principal }) => ({
+          changeMonitorSetup: await this.setupOf(actorOf(principal)),
+        })),
+        effect: { reads: [changeMonitorSetupSpec.collection] },
+      },
       defineMethod(
         SERVICE,
         'UpdateMyChangeMonitorNotificationPreference',
@@ -77,28 +80,33 @@ class ChangeMonitorMethods implements OnModuleInit {
           return { changeMonitorSetup: await this.put(actor, request.requestId, resource) };
         },
       ),
-      defineMethod(
-        SERVICE,
-        'VerifyMyChangeMonitorSlackDM',
-        { request: VerifyMyChangeMonitorSlackDMRequest, response: VerifyMyChangeMonitorSlackDMResponse },
-        'write',
-        async ({ principal, request }) => {
-          const actor = actorOf(principal);
-          const current = await this.setupOf(actor);
-          const previous = isPlainObject(current.verifiedChatDestination) ? current.verifiedChatDestination : undefined;
-          const text = `Change-monitor test: updates about the pull requests of ${actor.subject} in ${actor.org} will reach you here.`;
-          const reached = await this.chat.withChat(actor.org, request.chatConnection, async (chat) => {
-            const user = await this.chatUserOf(chat, request, previous);
-            const channel = await chat.openDirectMessage(user.id);
-            const posted = await chat.postMessage({ channel, text });
-            return { user, channel, ts: posted.ts };
-          });
-          const destination = { chatConnection: request.chatConnection, chatUserId: reached.user.id, channelId: reached.channel, verifyTime: actor.now };
-          const setup = await this.put(actor, request.requestId, { user: actor.subject, verifiedChatDestination: destination });
-          return { changeMonitorSetup: setup, messageTs: reached.ts };
-        },
-      ),
+      {
+        ...defineMethod(
+          SERVICE,
+          'VerifyMyChangeMonitorSlackDM',
+          { request: VerifyMyChangeMonitorSlackDMRequest, response: VerifyMyChangeMonitorSlackDMResponse },
+          'write',
+          ({ principal, request }) => this.verify(actorOf(principal), request),
+        ),
+        effect: { appends: ['command Put'], reads: [changeMonitorSetupSpec.collection] },
+      },
     );
+  }
+
+  /** Finds the caller's chat user, sends the test DM, then stores the destination it reached (one Put). */
+  private async verify(actor: Actor, request: VerifyMyChangeMonitorSlackDMRequest): Promise<VerifyMyChangeMonitorSlackDMResponse> {
+    const current = await this.setupOf(actor);
+    const previous = isPlainObject(current.verifiedChatDestination) ? current.verifiedChatDestination : undefined;
+    const text = `Change-monitor test: updates about the pull requests of ${actor.subject} in ${actor.org} will reach you here.`;
+    const reached = await this.chat.withChat(actor.org, request.chatConnection, async (chat) => {
+      const user = await this.chatUserOf(chat, request, previous);
+      const channel = await chat.openDirectMessage(user.id);
+      const posted = await chat.postMessage({ channel, text });
+      return { user, channel, ts: posted.ts };
+    });
+    const destination = { chatConnection: request.chatConnection, chatUserId: reached.user.id, channelId: reached.channel, verifyTime: actor.now };
+    const setup = await this.put(actor, request.requestId, { user: actor.subject, verifiedChatDestination: destination });
+    return { changeMonitorSetup: setup, messageTs: reached.ts };
   }
 
   /** The caller's setup from its read model, or the defaults of one never written. */
