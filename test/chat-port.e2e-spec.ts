@@ -6,6 +6,7 @@
  * its Web API reference documents (test/support/fake-slack.ts).
  */
 import { BOB, DEPLOYER, eventually, GINA, MACHINE, Stack, TEST_CONFIG } from './support/harness';
+import { chatSignature } from '@svc/infrastructure/integrations/chat/signature';
 import { FakeSlack } from './support/fake-slack';
 
 const T = 'svc.triggers.v1.TriggersService';
@@ -26,7 +27,7 @@ function config(apiUrl: string): string {
     `      - id: slackbot
         display_name: Slack bot
         type: CONNECTION_TYPE_CHAT
-        details: {chat: {team_id: T010, signing_secret: "slackbot-signing", bot_token: "${BOT_TOKEN}", api_url: "${apiUrl}", bot_channels: [{name: "#ops", id: C0OPS}, {name: "#stale", id: C0STALE}]}}
+        details: {chat: {team_id: T010, signing_secret: "slackbot-signing", bot_token: "${BOT_TOKEN}", api_url: "${apiUrl}", bot_channels: [{name: "#ops", id: C0OPS}, {name: "#stale", id: C0STALE}], handles: [{id: svc, user_id: U0SVC, default: true}, {id: oncall, email: "oncall@acme.test"}]}}
         tools: [{tool: TOOL_CHAT_POST_MESSAGE, enabled: true}]
       - id: slackdown
         display_name: Slack (unreachable)
@@ -49,6 +50,7 @@ describe('the chat port (Slack) in the product', () => {
     [
       { id: 'U0ALICE', name: 'alice', email: 'alice@acme.test' },
       { id: 'U0BOB', name: 'bob', email: 'bob@acme.test' },
+      { id: 'U0ONCALL', name: 'oncall', email: 'oncall@acme.test', isBot: true },
     ],
     'T010',
   );
@@ -104,6 +106,32 @@ describe('the chat port (Slack) in the product', () => {
       expect(res.status).toBe(200);
       const session = await stack.rpc<{ session: { origin?: { chat?: Record<string, string> } } }>(`${A}/GetSession`, { name: res.body.session });
       expect(session.body.session.origin?.chat).toMatchObject({ channelName: '#incidents', channelId: 'C0INC' });
+    });
+  });
+
+  describe('chat handles named by e-mail', () => {
+    it('resolves the handle through users.lookupByEmail, so a mention of its user fires its trigger', async () => {
+      const created = await stack.rpc(`${T}/CreateTrigger`, {
+        trigger_id: 'oncall-mentioned',
+        trigger: { agent: 'agents/responder', configuration: { chat_agent_mentioned: { chat_handle: 'connections/slackbot/chat-handles/oncall', channels: ['#incidents'] } } },
+      });
+      expect(created.status).toBe(200);
+      const body = JSON.stringify({
+        type: 'event_callback',
+        team_id: 'T010',
+        event_id: 'EvOncall1',
+        event: { type: 'app_mention', channel: 'C0INC', user: 'U0ALICE', text: '<@U0ONCALL> is checkout down?', ts: '1700000200.000100', event_ts: '1700000200.000100' },
+      });
+      const timestamp = String(Math.floor(Date.now() / 1000));
+      const res = await stack.request<{ dispatched: Array<{ trigger: string; session?: string }> }>('POST', '/v1/chat-connections:handleEvent', {
+        as: MACHINE,
+        rawBody: body,
+        headers: { 'x-slack-request-timestamp': timestamp, 'x-slack-signature': chatSignature('slackbot-signing', timestamp, body) },
+      });
+      expect(res.status).toBe(200);
+      // The chat_message_posted triggers of #incidents fire on the same message; the mention fires the handle's.
+      expect(res.body.dispatched).toContainEqual({ trigger: 'triggers/oncall-mentioned', session: expect.any(String) });
+      expect(slack.callsOf('users.lookupByEmail').at(-1)?.params.email).toBe('oncall@acme.test');
     });
   });
 

@@ -45,10 +45,12 @@ export class ChatEventDispatcher {
       .collection('triggers')
       .find({ _org: org, enabled: true, deleteTime: { $exists: false } }, { sort: { name: 1 } });
     const triggers = docs.map((doc) => toResponse(doc) as JsonObject);
-    // The channel is known by the bot's live membership when it can be read, else as configured.
+    // The channel is known by the bot's live membership when it can be read, else as configured;
+    // handles named by e-mail are resolved to the user ids mentions carry.
     const details = chatDetailsOf(connection);
     const live = await this.chatPort.liveBotChannels(org, connection);
-    const fired = chatTriggersFired(message, live ? { ...details, botChannels: live } : details, triggers).slice(0, MAX_TRIGGERS_PER_CHAT_EVENT);
+    const handles = await this.chatPort.resolvedHandles(org, connection);
+    const fired = chatTriggersFired(message, { ...details, botChannels: live ?? details.botChannels, handles }, triggers).slice(0, MAX_TRIGGERS_PER_CHAT_EVENT);
     const actor: Actor = { org, actor: AGENT_SERVICE_IDENTITY, subject: AGENT_SERVICE_IDENTITY, permissions: [...AGENT_PERMISSIONS], now: new Date().toISOString() };
     const results: DispatchResult[] = [];
     for (const { trigger, chat } of fired) {

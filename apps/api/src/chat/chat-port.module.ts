@@ -8,7 +8,7 @@
 import { Injectable, Logger, Module, type OnModuleInit } from '@nestjs/common';
 import type { JsonObject } from '@svc/domain/shared/json-path';
 import type { Facts, References } from '@svc/domain/shared/resource';
-import { type BotChannel, CHAT_CONNECTION_TYPE, CHAT_MEMBERSHIP_FACT, chatDetailsOf } from '@svc/domain/triggers/chat-connection';
+import { type BotChannel, CHAT_CONNECTION_TYPE, CHAT_MEMBERSHIP_FACT, type ChatHandle, chatDetailsOf } from '@svc/domain/triggers/chat-connection';
 import { triggerSpec } from '@svc/domain/triggers/trigger.resource';
 import { chatFailure, chatOfSection, chatSectionOf, requireChat } from '@svc/infrastructure/integrations/chat/chat-of';
 import { ChatError, type Chat } from '@svc/infrastructure/integrations/chat/chat.port';
@@ -16,13 +16,21 @@ import { MembershipCache } from '@svc/infrastructure/integrations/chat/membershi
 import { ConnectionCredentials, ConnectionsModule } from '../connections/connections.module';
 import { ResourceKit } from '../resource-kit/resource-kit';
 
-/** A chat call gives up after this long (ours): a trigger write waits at most this for Slack. */
-const CHAT_TIMEOUT_MS = 5_000;
+/**
+ * A chat call gives up after this long (ours): a trigger write waits at most this per Slack request,
+ * and a webhook delivery stays within the 3 s Slack gives it to be answered.
+ */
+const CHAT_TIMEOUT_MS = 2_500;
+/** How long a handle's e-mail resolves to the same user (ours), as the membership. */
+const HANDLE_TTL_MS = 60_000;
+/** Handles of one connection resolved by e-mail (ours): bounds the lookups of one read. */
+const MAX_RESOLVED_HANDLES = 50;
 
 @Injectable()
 export class ChatPort {
   private readonly logger = new Logger('chat');
   private readonly membership = new MembershipCache();
+  private readonly handleIds = new Map<string, { userId: string; expires: number }>();
 
   constructor(private readonly credentials: ConnectionCredentials) {}
 
@@ -72,6 +80,42 @@ export class ChatPort {
     if (read.complete) return read.channels;
     const known = new Set(read.channels.map((c) => c.name));
     return [...read.channels, ...chatDetailsOf(connection).botChannels.filter((c) => !known.has(c.name))];
+  }
+
+  /**
+   * The handles of a chat connection document with their user ids: a handle the configuration names
+   * by `email` is looked up (`users.lookupByEmail`, cached HANDLE_TTL_MS); one that cannot be
+   * resolved keeps an empty id and is mentioned by no one.
+   */
+  async resolvedHandles(org: string, connection: JsonObject): Promise<ChatHandle[]> {
+    const handles = chatDetailsOf(connection).handles;
+    const pending = handles.filter((h) => h.userId === '' && h.email).slice(0, MAX_RESOLVED_HANDLES);
+    if (pending.length === 0) return handles;
+    const name = String(connection.name);
+    const now = Date.now();
+    const resolved = new Map<string, string>();
+    let chat: Chat | null | undefined;
+    for (const handle of pending) {
+      const key = `${org}|${name}|${handle.email}`;
+      const cached = this.handleIds.get(key);
+      if (cached && cached.expires > now) {
+        resolved.set(handle.id, cached.userId);
+        continue;
+      }
+      try {
+        if (chat === undefined) chat = await this.chatOf(org, name);
+        const user = chat ? await chat.userByEmail(String(handle.email)) : null;
+        const userId = user && !user.deleted ? user.id : '';
+        if (this.handleIds.size >= 1_000) this.handleIds.clear();
+        this.handleIds.set(key, { userId, expires: now + HANDLE_TTL_MS });
+        resolved.set(handle.id, userId);
+      } catch (error) {
+        // Not remembered: the next delivery tries again; the rest wait for it too.
+        this.logger.warn(`the handle ${handle.id} of ${name} in ${org} could not be resolved (${error instanceof Error ? error.message : 'failed'})`);
+        break;
+      }
+    }
+    return handles.map((h) => (resolved.has(h.id) ? { ...h, userId: resolved.get(h.id) ?? '' } : h));
   }
 
   /** The live membership of each chat connection among `refs`, as the facts trigger validation reads. */
