@@ -93,11 +93,11 @@ describe('the agent runtime (built-in, the default)', () => {
     const incognito = await answerIn(secret.body.session.name);
     expect(incognito.results[0]).toEqual(expect.objectContaining({ stubbed: true, message: expect.stringContaining('an incognito session does not run it') }));
 
-    // An ordinary session does not stub it: it goes to the executor, which has no chat adapter.
+    // An ordinary session does not stub it: it goes to the executor's chat adapter, which asks for its arguments.
     const plain = await stack.rpc<{ session: { name: string } }>(`${S}/CreateSession`, { parent: 'agents/poster' });
     const ordinary = await answerIn(plain.body.session.name);
     expect(ordinary.results).toEqual([
-      { error: 'UNAVAILABLE', message: 'TOOL_CHAT_POST_MESSAGE cannot run here: this service has no executor for TOOL_CHAT_POST_MESSAGE on CONNECTION_TYPE_CHAT' },
+      { error: 'INVALID_ARGUMENT', message: 'TOOL_CHAT_POST_MESSAGE takes {"channel": "#name", "text": "<message>", "thread_ts": "<optional thread>"}' },
       { error: 'INVALID_ARGUMENT', message: NEEDS_SQL },
     ]);
     expect(ordinary.results.some((r) => 'stubbed' in r)).toBe(false);

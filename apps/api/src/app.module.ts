@@ -10,6 +10,7 @@ import { BlobsModule } from './artifacts/blobs.module';
 import { ApiAuthGuard } from './auth/auth.guard';
 import { AuthModule } from './auth/auth.module';
 import { CatalogModule } from './catalog/catalog.module';
+import { ChangeMonitorModule } from './changemonitor/change-monitor.module';
 import { ChatModule } from './chat/chat-events.controller';
 import { InvitationsModule } from './idp/invitations.module';
 import { ConnectionsModule } from './connections/connections.module';
@@ -69,6 +70,7 @@ export function appModule(settings: Settings) {
       ChatModule,
       TrackerModule,
       InvitationsModule,
+      ChangeMonitorModule,
       DeploymonitorModule,
       CatalogModule,
       NotificationsModule,

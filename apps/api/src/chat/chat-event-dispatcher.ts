@@ -15,6 +15,7 @@ import { READ_STORE } from '@svc/infrastructure/nest/tokens';
 import type { ReadStore } from '@svc/infrastructure/read-store/read-store.port';
 import { AGENT_PERMISSIONS, AGENT_SERVICE_IDENTITY } from '../auth/principal';
 import { toResponse } from '../resource-kit/presentation';
+import { ChatPort } from './chat-port.module';
 import { TriggerInvocations } from '../triggers/trigger-invocations';
 
 /** Most chat triggers one message may fire (ours): bounds the work of one delivery. */
@@ -33,6 +34,7 @@ export class ChatEventDispatcher {
   constructor(
     private readonly invocations: TriggerInvocations,
     @Inject(READ_STORE) private readonly reads: ReadStore,
+    private readonly chatPort: ChatPort,
   ) {}
 
   /** Fires the triggers of one verified delivery for one connection (org and stored document). */
@@ -43,7 +45,12 @@ export class ChatEventDispatcher {
       .collection('triggers')
       .find({ _org: org, enabled: true, deleteTime: { $exists: false } }, { sort: { name: 1 } });
     const triggers = docs.map((doc) => toResponse(doc) as JsonObject);
-    const fired = chatTriggersFired(message, chatDetailsOf(connection), triggers).slice(0, MAX_TRIGGERS_PER_CHAT_EVENT);
+    // The channel is known by the bot's live membership when it can be read, else as configured;
+    // handles named by e-mail are resolved to the user ids mentions carry.
+    const details = chatDetailsOf(connection);
+    const live = await this.chatPort.liveBotChannels(org, connection);
+    const handles = await this.chatPort.resolvedHandles(org, connection);
+    const fired = chatTriggersFired(message, { ...details, botChannels: live ?? details.botChannels, handles }, triggers).slice(0, MAX_TRIGGERS_PER_CHAT_EVENT);
     const actor: Actor = { org, actor: AGENT_SERVICE_IDENTITY, subject: AGENT_SERVICE_IDENTITY, permissions: [...AGENT_PERMISSIONS], now: new Date().toISOString() };
     const results: DispatchResult[] = [];
     for (const { trigger, chat } of fired) {

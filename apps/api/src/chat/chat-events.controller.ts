@@ -22,6 +22,7 @@ import type { WithRawBody } from '../http/fastify';
 import { Answers } from '../openapi/route-facts';
 import { TriggersModule } from '../triggers/triggers.module';
 import { ChatEventDispatcher, type DispatchResult } from './chat-event-dispatcher';
+import { ChatPortModule } from './chat-port.module';
 
 /** Most chat connections one delivery is checked against (ours): bounds the HMACs one request costs. */
 const MAX_CANDIDATE_CONNECTIONS = 100;
@@ -101,5 +102,5 @@ export class ChatEventsController {
   }
 }
 
-@Module({ imports: [ConnectionsModule, TriggersModule], controllers: [ChatEventsController], providers: [ChatEventDispatcher] })
+@Module({ imports: [ConnectionsModule, TriggersModule, ChatPortModule], controllers: [ChatEventsController], providers: [ChatEventDispatcher] })
 export class ChatModule {}

@@ -3,21 +3,38 @@
  * and the references a resource body makes (ResourceSpec.references), for the decider to judge.
  */
 import { notFound } from '@svc/domain/shared/domain-error';
-import { kindLabel, namePattern, storeOf, type References, type Resource, type ResourceSpec } from '@svc/domain/shared/resource';
+import { type Facts, kindLabel, namePattern, storeOf, type References, type Resource, type ResourceSpec } from '@svc/domain/shared/resource';
 import { docId } from '@svc/infrastructure/projection/projection';
 import type { ReadStore } from '@svc/infrastructure/read-store/read-store.port';
 import { toResponse } from './presentation';
 import { nameChecker } from './request-envelopes';
 
+/**
+ * What a kind's writes need established by I/O beyond its references (a chat connection's live
+ * bot membership for triggers): given the looked-up references, the facts `validate` reads.
+ */
+export type FactsProvider = (org: string, refs: References) => Promise<Facts | undefined>;
+
 export class ResourceReferences {
   /** Every registered resource, to find the read model a referenced name lives in. */
   private readonly specs: ResourceSpec[] = [];
+  private readonly facts = new Map<string, FactsProvider>();
 
   constructor(private readonly reads: ReadStore) {}
 
   /** Makes the resource's names resolvable as references. */
   add(spec: ResourceSpec): void {
     this.specs.push(spec);
+  }
+
+  /** Makes `provider` establish the facts of `kind`'s creates and updates. */
+  provideFacts(kind: string, provider: FactsProvider): void {
+    this.facts.set(kind, provider);
+  }
+
+  /** The facts of a create or update of `spec` (undefined when its kind has no provider). */
+  async factsFor(spec: ResourceSpec, org: string, refs: References): Promise<Facts | undefined> {
+    return this.facts.get(spec.kind)?.(org, refs);
   }
 
   /** The resources a request body refers to (null when missing). */

@@ -6,7 +6,7 @@ import { storeOf, type Resource, type ResourceCommand, type ResourceSpec } from 
 import { READ_STORE } from '@svc/infrastructure/nest/tokens';
 import type { ReadStore } from '@svc/infrastructure/read-store/read-store.port';
 import { MethodRegistry, type MethodDefinition, type MethodEffect } from '../http/method-registry';
-import { ResourceReferences } from './references';
+import { type FactsProvider, ResourceReferences } from './references';
 import { ResourceCommands } from './resource-commands';
 import {
   changelogMethods,
@@ -66,6 +66,11 @@ export class ResourceKit {
   action<Req extends MutatingRequest>(spec: ResourceSpec, api: ResourceApi, definition: ActionDefinition<Req>): void {
     const effect: MethodEffect = { builder: 'resource kit: resourceAction', appends: [`Act '${definition.action}' on ${spec.kind}`] };
     this.registry.register({ ...resourceAction(this.parts, spec, api, definition), effect });
+  }
+
+  /** Facts a kind's creates and updates need from outside the stores (see FactsProvider). */
+  provideFacts(kind: string, provider: FactsProvider): void {
+    this.parts.references.provideFacts(kind, provider);
   }
 
   /** A changelog under a resource: List by `parent` and, when the spec has one, Get by name. */

@@ -58,7 +58,8 @@ export function createResource(parts: KitParts, spec: ResourceSpec, api: Resourc
     const id = chooseId(spec, api, request, actor);
     const name = resourceName(spec, id, parent);
     const refs = await parts.references.lookUp(spec, principal.org, resource);
-    const command: ResourceCommand = { type: 'Create', actor, id, resource, refs, parent };
+    const facts = await parts.references.factsFor(spec, principal.org, refs);
+    const command: ResourceCommand = { type: 'Create', actor, id, resource, refs, parent, ...(facts ? { facts } : {}) };
     return { [api.singular]: present(await parts.commands.send(spec, request.requestId, name, command)) };
   });
 }
@@ -72,6 +73,7 @@ export function updateResource(parts: KitParts, spec: ResourceSpec, api: Resourc
     const scope = updateScope(spec, api, request.updateMask as string | string[] | undefined);
     const actor = actorOf(principal);
     const refs = await parts.references.lookUp(spec, principal.org, resource);
+    const facts = await parts.references.factsFor(spec, principal.org, refs);
     const command: ResourceCommand = {
       type: 'Update',
       actor,
@@ -79,6 +81,7 @@ export function updateResource(parts: KitParts, spec: ResourceSpec, api: Resourc
       resource,
       scope: scope === 'all-provided' && api.defaultMask ? { paths: [...api.defaultMask] } : scope,
       refs,
+      ...(facts ? { facts } : {}),
       // An implicit resource may so far exist only in its read model (see ResourceSpec.implicit).
       ...(spec.implicit ? { existing: await parts.references.read(storeOf(spec), principal.org, name) } : {}),
     };

@@ -34,6 +34,7 @@ import { READ_STORE } from '@svc/infrastructure/nest/tokens';
 import { TriggerFire } from '@svc/application/triggers/trigger-fire';
 import type { ReadStore } from '@svc/infrastructure/read-store/read-store.port';
 import { chatConnectionsOfTeam } from '@svc/application/areas/connections/chat-connections';
+import { ChatPort } from '../chat/chat-port.module';
 import { ResourceReferences } from '../resource-kit/references';
 import { SessionCommands } from '../sessions/session-commands';
 
@@ -61,6 +62,7 @@ export class TriggerInvocations {
     @Inject(READ_STORE) private readonly reads: ReadStore,
     bus: CommandBus,
     commands: CommandService,
+    private readonly chatPort: ChatPort,
   ) {
     this.references = new ResourceReferences(reads);
     this.firing = new TriggerFire(bus, commands, sessions.typeHost);
@@ -87,7 +89,9 @@ export class TriggerInvocations {
     if (arm === 'chat') {
       const connectionName = chatConnectionOf(trigger.configuration);
       const connection = connectionName ? await this.references.read('connections', actor.org, connectionName) : null;
-      origin.chat = checkChatInvocation(trigger, invocation.chat ?? {}, connection);
+      // The channel id comes from the bot's membership, read live through the chat port when it can be.
+      const live = connection ? await this.chatPort.liveBotChannels(actor.org, connection) : undefined;
+      origin.chat = checkChatInvocation(trigger, invocation.chat ?? {}, connection, live);
       text = origin.chat.text ?? '';
     }
     const agent = String(trigger.agent);

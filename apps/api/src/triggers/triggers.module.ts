@@ -3,6 +3,7 @@ import { INVOKE_TRIGGER_METHOD, InvokeTriggerRequest, InvokeTriggerResponse, tri
 import { checkInvokeArms } from '@svc/domain/triggers/invocation';
 import { DomainError } from '@svc/domain/shared/domain-error';
 import { actorOf } from '../auth/principal';
+import { ChatPortModule } from '../chat/chat-port.module';
 import { MethodRegistry, type MethodCall } from '../http/method-registry';
 import { defineMethod } from '../resource-kit/method-builders';
 import { SessionCommands } from '../sessions/session-commands';
@@ -42,5 +43,5 @@ class TriggerMethods implements OnModuleInit {
   }
 }
 
-@Module({ providers: [TriggerMethods, TriggerInvocations, SessionCommands], exports: [TriggerInvocations] })
+@Module({ imports: [ChatPortModule], providers: [TriggerMethods, TriggerInvocations, SessionCommands], exports: [TriggerInvocations] })
 export class TriggersModule {}

@@ -27,6 +27,7 @@ import type { Reactor } from '../reactors/reactor';
 import { type Area, resourceArea } from './area';
 import { agentSlosArea } from './agentslos';
 import { catalogArea } from './catalog';
+import { changeMonitorArea } from './changemonitor';
 import { connectionsArea } from './connections';
 import { deploymentsArea } from './deployments';
 import { indicatorsArea } from './indicators';
@@ -60,6 +61,7 @@ export const AREAS: readonly Area[] = [
   issuesArea,
   indicatorsArea,
   indicatorsV2Area,
+  changeMonitorArea,
 ];
 
 /** Every projection the projector runs, each with its own checkpoint, in the areas' order. */

@@ -1,7 +1,8 @@
 /**
  * What a chat connection's operator configuration says about the bot (docs/decisions.md, "Chat
  * webhook"): the channels it is a member of (`bot_channels`, name and platform id) and the handles
- * it answers to (`handles`, id and the platform user id mentions carry; one may be the default).
+ * it answers to (`handles`, id and the platform user id mentions carry, or an `email` the chat port
+ * resolves to one; one may be the default).
  * Details are kept as the operator wrote them, so both key spellings are read.
  */
 import { isPlainObject, type JsonObject } from '../shared/json-path';
@@ -14,7 +15,10 @@ export interface BotChannel {
 }
 export interface ChatHandle {
   id: string;
+  /** The platform user id mentions carry; '' for a handle named only by `email` until the chat port resolves it. */
   userId: string;
+  /** The handle's user as the operator may name it instead (`email`), resolved through the chat port's user lookup. */
+  email?: string;
   isDefault: boolean;
 }
 export interface ChatDetails {
@@ -43,9 +47,25 @@ export function chatDetailsOf(connection: JsonObject): ChatDetails {
       .filter((c) => typeof c.name === 'string' && typeof c.id === 'string')
       .map((c) => ({ name: normalizeChannel(String(c.name)), id: String(c.id) })),
     handles: list(chat.handles)
-      .filter((h) => typeof h.id === 'string' && typeof field(h, 'user_id', 'userId') === 'string')
-      .map((h) => ({ id: String(h.id), userId: String(field(h, 'user_id', 'userId')), isDefault: h.default === true })),
+      .filter((h) => typeof h.id === 'string' && (typeof field(h, 'user_id', 'userId') === 'string' || typeof h.email === 'string'))
+      .map((h) => {
+        const userId = field(h, 'user_id', 'userId');
+        return { id: String(h.id), userId: typeof userId === 'string' ? userId : '', ...(typeof h.email === 'string' ? { email: h.email } : {}), isDefault: h.default === true };
+      }),
   };
+}
+
+/**
+ * The facts a trigger write or a chat invocation may carry (ValidationContext.facts): the bot's
+ * channel membership read live through the chat port, per chat connection name. A connection
+ * missing there (no bot token, the platform unavailable) is judged by its configured `bot_channels`.
+ */
+export const CHAT_MEMBERSHIP_FACT = 'chatMembership';
+export type ChatMembershipFacts = Readonly<Record<string, readonly BotChannel[]>>;
+
+/** The channels the bot of `connectionName` is a member of: live when known, else as configured. */
+export function botChannelsOf(connectionName: string, connection: JsonObject, live?: ChatMembershipFacts): readonly BotChannel[] {
+  return live?.[connectionName] ?? chatDetailsOf(connection).botChannels;
 }
 
 /** `connections/{c}/chat-handles/{h}` split, or undefined when malformed. */

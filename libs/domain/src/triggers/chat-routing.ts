@@ -139,8 +139,10 @@ export function mentionsOf(text: string, botUserIds: ReadonlySet<string>): { use
 export function chatTriggersFired(message: ChatMessage, details: ChatDetails, triggers: readonly JsonObject[]): { trigger: string; chat: ChatContext }[] {
   const channel = details.botChannels.find((c) => c.id === message.channelId);
   if (!channel) return [];
-  const { userIds, stripped } = mentionsOf(message.text, new Set(details.handles.map((h) => h.userId)));
-  const mentioned = details.handles.filter((h) => userIds.has(h.userId));
+  // A handle whose user id is not known (named by e-mail, not resolved) is mentioned by no one.
+  const handles = details.handles.filter((h) => h.userId !== '');
+  const { userIds, stripped } = mentionsOf(message.text, new Set(handles.map((h) => h.userId)));
+  const mentioned = handles.filter((h) => userIds.has(h.userId));
   const custom = mentioned.some((h) => !h.isDefault);
   const firing = new Set(mentioned.filter((h) => !custom || !h.isDefault).map((h) => h.id));
   const isReply = message.threadTs !== undefined && message.threadTs !== '' && message.threadTs !== message.eventTs && message.broadcast !== true;

@@ -7,8 +7,8 @@ import { CronExpressionParser } from 'cron-parser';
 import { TRIGGER_VARIANTS, type TriggerVariant } from '@svc/contracts/triggers/trigger-configuration';
 import { invalid } from '../shared/domain-error';
 import { isPlainObject, type JsonObject } from '../shared/json-path';
-import { type References, wireField } from '../shared/resource';
-import { CHAT_CONNECTION_TYPE, chatDetailsOf, normalizeChannel, parseChatHandleName } from './chat-connection';
+import { type Facts, type References, wireField } from '../shared/resource';
+import { botChannelsOf, CHAT_CONNECTION_TYPE, CHAT_MEMBERSHIP_FACT, chatDetailsOf, type ChatMembershipFacts, normalizeChannel, parseChatHandleName } from './chat-connection';
 import { durationMillis, MAX_TRIGGER_DURATION_SECONDS } from './durations';
 import { parseRowPredicate } from './row-predicate';
 
@@ -94,34 +94,38 @@ function chatConnection(name: string, field: string, refs: References): JsonObje
   return connection;
 }
 
-function channels(config: JsonObject, at: string, connection: JsonObject, connectionName: string, required: boolean): void {
+/** Channels named in a refusal (the live membership may hold thousands). */
+const MAX_NAMED_CHANNELS = 20;
+
+function channels(config: JsonObject, at: string, connection: JsonObject, connectionName: string, required: boolean, live?: ChatMembershipFacts): void {
   const field = `${at}.channels`;
   const list = config.channels ?? [];
   if (!Array.isArray(list)) throw invalid(`${field} must be a list of '#name' channels`);
   if (required && list.length === 0) throw invalid(`${field} must list at least one channel`);
   if (list.length > MAX_TRIGGER_CHANNELS) throw invalid(`${field} lists more than ${MAX_TRIGGER_CHANNELS} channels`);
-  const member = new Set(chatDetailsOf(connection).botChannels.map((c) => c.name));
+  const member = new Set(botChannelsOf(connectionName, connection, live).map((c) => c.name));
   const seen = new Set<string>();
   for (const [i, channel] of list.entries()) {
     if (typeof channel !== 'string' || !CHANNEL.test(channel)) throw invalid(`${field}[${i}] must be a '#name' channel (lowercase), got '${String(channel)}'`);
     if (seen.has(channel)) throw invalid(`${field}[${i}]: '${channel}' is listed twice`);
     seen.add(channel);
     if (!member.has(channel)) {
-      throw invalid(`${field}[${i}]: the bot of ${connectionName} is not a member of '${channel}' (member of: ${[...member].join(', ') || 'none'})`);
+      const named = [...member].slice(0, MAX_NAMED_CHANNELS).join(', ') + (member.size > MAX_NAMED_CHANNELS ? `, … (${member.size} in all)` : '');
+      throw invalid(`${field}[${i}]: the bot of ${connectionName} is not a member of '${channel}' (member of: ${named || 'none'})`);
     }
   }
 }
 
-function chatMessagePosted(config: JsonObject, at: string, refs: References): void {
+function chatMessagePosted(config: JsonObject, at: string, refs: References, live?: ChatMembershipFacts): void {
   const name = text(config, 'chatConnection', at, CONNECTION_NAME, "'connections/{connection_id}'");
   const connection = chatConnection(name, `${at}.chat_connection`, refs);
-  channels(config, at, connection, name, true);
+  channels(config, at, connection, name, true, live);
   if (config.includeThreadReplies !== undefined && typeof config.includeThreadReplies !== 'boolean') {
     throw invalid(`${at}.include_thread_replies must be a boolean`);
   }
 }
 
-function chatAgentMentioned(config: JsonObject, at: string, refs: References): void {
+function chatAgentMentioned(config: JsonObject, at: string, refs: References, live?: ChatMembershipFacts): void {
   const field = `${at}.chat_handle`;
   const handle = parseChatHandleName(config.chatHandle);
   if (!handle) throw invalid(`${field} must look like 'connections/{connection}/chat-handles/{handle}', got '${String(config.chatHandle ?? '')}'`);
@@ -130,11 +134,15 @@ function chatAgentMentioned(config: JsonObject, at: string, refs: References): v
   if (!handles.some((h) => h.id === handle.handle)) {
     throw invalid(`${field} refers to '${String(config.chatHandle)}', which does not exist (handles of ${handle.connection}: ${handles.map((h) => h.id).join(', ') || 'none'})`);
   }
-  channels(config, at, connection, handle.connection, false);
+  channels(config, at, connection, handle.connection, false, live);
 }
 
-/** Checks the configuration; `refs` holds the connection a chat variant names. */
-export function checkConfiguration(configuration: unknown, refs: References): TriggerVariant {
+/**
+ * Checks the configuration; `refs` holds the connection a chat variant names, `facts` may hold the
+ * bot's live membership (CHAT_MEMBERSHIP_FACT), which wins over the configured `bot_channels`.
+ */
+export function checkConfiguration(configuration: unknown, refs: References, facts?: Facts): TriggerVariant {
+  const live = facts?.[CHAT_MEMBERSHIP_FACT] as ChatMembershipFacts | undefined;
   const variant = variantOf(configuration);
   const config = (configuration as JsonObject)[variant];
   const at = `configuration.${wireField(variant)}`;
@@ -146,8 +154,8 @@ export function checkConfiguration(configuration: unknown, refs: References): Tr
       break;
     case 'row': row(config, at); break;
     case 'postDeploy': postDeploy(config, at); break;
-    case 'chatMessagePosted': chatMessagePosted(config, at, refs); break;
-    case 'chatAgentMentioned': chatAgentMentioned(config, at, refs); break;
+    case 'chatMessagePosted': chatMessagePosted(config, at, refs, live); break;
+    case 'chatAgentMentioned': chatAgentMentioned(config, at, refs, live); break;
   }
   return variant;
 }

@@ -60,6 +60,12 @@ describe('InvokeTrigger rules', () => {
     expect(checkChatInvocation(mentioned('triage'), { ...chat, threadTs: '0.5' }, CONNECTION).threadTs).toBe('0.5');
   });
 
+  it('resolves the channel from the live membership when the chat port read it', () => {
+    const chat = { channelName: 'general', eventTs: '1.1' };
+    expect(checkChatInvocation(mentioned('triage'), chat, CONNECTION, [{ name: '#general', id: 'C77' }])).toMatchObject({ channelName: '#general', channelId: 'C77' });
+    failsWith(() => checkChatInvocation(posted(['#deploys']), { ...chat, channelName: 'deploys' }, CONNECTION, [{ name: '#general', id: 'C77' }]), 'NOT_FOUND', /'#deploys' is not among/);
+  });
+
   it('machine credentials act for the one organization whose chat connection belongs to the workspace', () => {
     expect(workspaceOrganization({ teamId: 'T2' }, ['acme', 'acme'])).toBe('acme');
     failsWith(() => workspaceOrganization({ channelName: '#ops' }, ['acme']), 'INVALID_ARGUMENT', /team_id is required with machine credentials/);
@@ -92,6 +98,17 @@ describe('chat routing', () => {
   const fired = (msg: ReturnType<typeof message>, triggers: JsonObject[]) => chatTriggersFired(msg, chatDetailsOf(CONNECTION), triggers).map((f) => f.trigger);
 
   const BOTS = new Set(['U0SVC', 'U0TRI']);
+
+  it('reads a handle named by e-mail with no user id yet: it exists for triggers and fires once its id is known', () => {
+    const byEmail: JsonObject = { ...CONNECTION, connectionDetails: { chat: { team_id: 'T2', bot_channels: [{ name: '#deploys', id: 'C2' }], handles: [{ id: 'oncall', email: 'oncall@x.test' }] } } };
+    const details = chatDetailsOf(byEmail);
+    expect(details.handles).toEqual([{ id: 'oncall', userId: '', email: 'oncall@x.test', isDefault: false }]);
+    const oncall = mentioned('oncall');
+    // Unresolved, its empty id is mentioned by no one (not even by a text with an empty mention).
+    expect(chatTriggersFired(message('<@> <@U0ONC> help'), details, [oncall])).toEqual([]);
+    const resolved = { ...details, handles: [{ ...details.handles[0], userId: 'U0ONC' }] };
+    expect(chatTriggersFired(message('<@U0ONC> help'), resolved, [oncall]).map((f) => f.trigger)).toEqual(['triggers/oncall']);
+  });
 
   it('strips bot (handle) and user-group mentions from the text; a person’s mention stays', () => {
     const { userIds, stripped } = mentionsOf('<@U0SVC> hi <@U0TRI|triage>  there <!subteam^S1|@ops>, ask <@U42> or <@U43|ann>', BOTS);

@@ -8,7 +8,7 @@ import { ACTIVITY_TYPE, type AnyMessage } from '@svc/contracts/sessions/session.
 import { CHAT_VARIANTS, type TriggerVariant } from '@svc/contracts/triggers/trigger-configuration';
 import { failedPrecondition, invalid, notFound, permissionDenied } from '../shared/domain-error';
 import { isPlainObject, type JsonObject } from '../shared/json-path';
-import { chatDetailsOf, normalizeChannel, parseChatHandleName } from './chat-connection';
+import { type BotChannel, botChannelsOf, normalizeChannel, parseChatHandleName } from './chat-connection';
 import { variantOf } from './configuration';
 
 /** Spec "Limits": an idempotency key finds sessions of the last 15 minutes. */
@@ -57,9 +57,10 @@ export function checkInvokeArms(message: unknown, chat: unknown): 'message' | 'c
 /**
  * The chat arm's table, in the spec's order: a non-chat trigger and a missing channel_name are
  * INVALID_ARGUMENT, another connection or a channel outside the trigger's list PERMISSION_DENIED, a
- * channel the bot is not in NOT_FOUND. `connection` is the trigger's chat connection document.
+ * channel the bot is not in NOT_FOUND. `connection` is the trigger's chat connection document;
+ * `live`, the bot's membership read through the chat port (else the configured `bot_channels`).
  */
-export function checkChatInvocation(trigger: JsonObject, chat: ChatContext, connection: JsonObject | null): NonNullable<SessionOrigin['chat']> {
+export function checkChatInvocation(trigger: JsonObject, chat: ChatContext, connection: JsonObject | null, live?: readonly BotChannel[]): NonNullable<SessionOrigin['chat']> {
   const variant: TriggerVariant = variantOf(trigger.configuration);
   if (!CHAT_VARIANTS.includes(variant)) {
     throw invalid(`chat is accepted only by chat_message_posted and chat_agent_mentioned triggers; '${String(trigger.name)}' is ${variant.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`)}`);
@@ -75,7 +76,7 @@ export function checkChatInvocation(trigger: JsonObject, chat: ChatContext, conn
   if (channels.length > 0 && !channels.includes(channelName)) {
     throw permissionDenied(`chat.channel_name '${channelName}' is not one of the channels of trigger '${String(trigger.name)}'`);
   }
-  const member = connection ? chatDetailsOf(connection).botChannels.find((c) => c.name === channelName) : undefined;
+  const member = connection ? botChannelsOf(configured, connection, live && { [configured]: live }).find((c) => c.name === channelName) : undefined;
   if (!member) throw notFound(`channel '${channelName}' is not among the channels the bot of ${configured} is a member of`);
   const eventTs = chat.eventTs ?? '';
   return {

@@ -112,6 +112,16 @@ describe('triggers: configuration variants', () => {
     given().when(posted({ includeThreadReplies: 'no' })).thenFails('INVALID_ARGUMENT', /include_thread_replies must be a boolean/);
   });
 
+  it('chat channels: the live membership in the facts wins over the configured bot_channels', () => {
+    const live = { chatMembership: { 'connections/chatops': [{ name: '#dev', id: 'C9' }] } };
+    const posted = (channels: string[]): ResourceCommand => ({ ...create({ chatMessagePosted: { chatConnection: 'connections/chatops', channels } }), facts: live } as ResourceCommand);
+    created(given(), posted(['#dev']));
+    given().when(posted(['#ops'])).thenFails('INVALID_ARGUMENT', /not a member of '#ops' \(member of: #dev\)/);
+    // Another connection's membership does not stand in for this one's: its configuration does.
+    const elsewhere = { ...create({ chatMessagePosted: { chatConnection: 'connections/chatops', channels: ['#ops'] } }), facts: { chatMembership: { 'connections/other': [] } } } as ResourceCommand;
+    created(given(), elsewhere);
+  });
+
   it('chat_agent_mentioned: a handle of a chat connection, channels optional', () => {
     const mentioned = (over: JsonObject) => create({ chatAgentMentioned: { chatHandle: 'connections/chatops/chat-handles/triage', ...over } });
     expect(created(given(), mentioned({})).configuration).toEqual({ chatAgentMentioned: { chatHandle: 'connections/chatops/chat-handles/triage', channels: [] } });

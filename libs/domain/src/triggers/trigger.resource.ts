@@ -28,11 +28,11 @@ export const triggerSpec: ResourceSpec = {
   ],
   // Not output-only, but the spec's defaults are stored so every reader sees the same configuration.
   derive: (trigger) => ({ configuration: withConfigurationDefaults(trigger.configuration) }),
-  validate(trigger, { refs }) {
+  validate(trigger, { refs, facts }) {
     if (typeof trigger.agent !== 'string' || !AGENT_NAME.test(trigger.agent)) {
       throw invalid(`agent is required and must look like 'agents/{agent}', got '${String(trigger.agent ?? '')}'`);
     }
-    checkConfiguration(trigger.configuration, refs);
+    checkConfiguration(trigger.configuration, refs, facts);
     const associated = trigger.associatedResources ?? [];
     if (!Array.isArray(associated) || associated.length > MAX_ASSOCIATED_RESOURCES) {
       throw invalid(`associated_resources must be a list of at most ${MAX_ASSOCIATED_RESOURCES} resource names`);

@@ -1,8 +1,9 @@
 /**
  * The tool adapters this service runs, one per connection type. A type without an adapter here
- * (chat) answers UNAVAILABLE from the executor.
+ * (one added later, say) answers UNAVAILABLE from the executor.
  */
 import { CodeHostToolAdapter } from './codehost/codehost.adapter';
+import { ChatToolAdapter } from './chat/chat.adapter';
 import { HttpToolAdapter } from './http/http.adapter';
 import { PagerToolAdapter } from './pager/pager.adapter';
 import { PromqlToolAdapter } from './promql/promql.adapter';
@@ -21,5 +22,6 @@ export function createToolAdapters(limits: ToolLimits = DEFAULT_TOOL_LIMITS): To
     new CodeHostToolAdapter(),
     new PagerToolAdapter(),
     new TrackerToolAdapter(),
+    new ChatToolAdapter(),
   ];
 }

@@ -108,7 +108,7 @@ describe('the tool executor (which connection a call runs on, and what the model
     const poster = agent([['connections/slack', ['TOOL_CHAT_POST_MESSAGE']]]);
     expect(await execute(call('TOOL_CHAT_POST_MESSAGE'), poster, { dryRun: true, incognito: true })).toMatchObject({ stubbed: true, message: expect.stringContaining('a dry-run session') });
     expect(await execute(call('TOOL_CHAT_POST_MESSAGE'), poster, { incognito: true })).toMatchObject({ stubbed: true, message: expect.stringContaining('an incognito session') });
-    // In an ordinary session it would run, but this service has no chat executor.
+    // In an ordinary session it would run, but this executor has no chat adapter.
     expect(await execute(call('TOOL_CHAT_POST_MESSAGE'), poster)).toEqual({ error: 'UNAVAILABLE', message: expect.stringContaining('no executor for TOOL_CHAT_POST_MESSAGE on CONNECTION_TYPE_CHAT') });
     expect(adapter.calls).toHaveLength(0);
   });
