@@ -88,7 +88,7 @@ describe('monitoring plan decider', () => {
       expect.objectContaining({ type: 'MonitoringPlanPullRequestRecorded' }),
     ] as unknown as ResourceEvent[]);
     expect(events[0].data).toMatchObject({ linkedIssues: ['issues/b', 'issues/c'], promotedIssues: ['issues/b'], set: { relatedResources: ['issues/b', 'issues/c'] } });
-    expect((events[0].data as { snapshot: Resource }).snapshot.relatedResources).toEqual(['issues/b', 'issues/c']);
+    expect((events[0].data as unknown as { snapshot: Resource }).snapshot.relatedResources).toEqual(['issues/b', 'issues/c']);
   });
 
   it('records the in-progress comment id once', () => {
