@@ -2,6 +2,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { SPEC_METHODS, type SpecMethod, specRoutes } from '@svc/contracts/catalog';
 import { Stack } from './support/harness';
+import { unbuiltRpcMethod } from './support/unbuilt';
 import { validateOpenApi } from './support/openapi-validate';
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- the document is JSON read by path
@@ -67,9 +68,12 @@ describe('OpenAPI: /openapi.json and /docs from a running api', () => {
     for (const key of ['svc.auth.v1.AuthService/GetAuth', 'svc.artifacts.v1.ArtifactsService/UploadArtifact', 'svc.connections.v1.IntegrationHelpersService/HandleChatEvent']) {
       expect([key, found.get(key)!.ops[0]['x-implemented']]).toEqual([key, true]);
     }
-    const unbuilt = SPEC_METHODS.find((m) => m.method === 'GetMonitoringPlan')!;
-    expect(found.get(`${unbuilt.service}/${unbuilt.method}`)!.ops[0]['x-implemented']).toBe(false);
-    expect((await stack.rpc(`${unbuilt.service}/${unbuilt.method}`, {})).status).toBe(501);
+    // Whichever spec method docs/api-coverage.md still says is not started (none: nothing to check).
+    const unbuilt = unbuiltRpcMethod();
+    if (unbuilt) {
+      expect(found.get(`${unbuilt.service}/${unbuilt.method}`)!.ops[0]['x-implemented']).toBe(false);
+      expect((await stack.rpc(`${unbuilt.service}/${unbuilt.method}`, {})).status).toBe(501);
+    }
   });
 
   it('documents our extensions too, flagged as such: the REST ones and the RPC-only ones', () => {

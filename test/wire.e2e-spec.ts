@@ -1,5 +1,6 @@
 import * as net from 'node:net';
 import { ALICE, REQUEST_INFO, Stack } from './support/harness';
+import { unbuiltRpcMethod } from './support/unbuilt';
 
 const NOTES = 'svc.notes.v1.NotesService';
 
@@ -58,8 +59,9 @@ describe('wire: errors, routes and casing', () => {
     expectError(await stack.request('GET', '/no/such/route'), 404, 'NOT_FOUND');
     expectError(await stack.rpc('svc.nothing.v1.NopeService/Nope', {}), 404, 'NOT_FOUND');
     expectError(await stack.rpc(`${NOTES}/FrobnicateNote`, {}), 404, 'NOT_FOUND');
-    // A spec method no issue has built yet (CreateTrigger, then CreateSkillsBundle, were the examples until they landed).
-    expectError(await stack.rpc('svc.monitoring_plans.v1.MonitoringPlanService/GetMonitoringPlan', {}), 501, 'UNIMPLEMENTED');
+    // A spec method no issue has built yet, whichever docs/api-coverage.md still says is not started.
+    const unbuilt = unbuiltRpcMethod();
+    if (unbuilt) expectError(await stack.rpc(`${unbuilt.service}/${unbuilt.method}`, {}), 501, 'UNIMPLEMENTED');
   });
 
   it('REST aliases route by the spec\'s path templates; REST-only methods have no RPC form', async () => {
