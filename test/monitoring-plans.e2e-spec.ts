@@ -220,6 +220,25 @@ describe('monitoring plans (svc.monitoring_plans.v1.MonitoringPlanService)', () 
     expect((await stack.rpc(`${P}/ActivateFromDeployment`, { repository: 'acme/app', environment: 'qa', deployed_sha: head }, BOB)).status).toBe(403);
   });
 
+  it('ListMonitoringRuns lists one run per monitored deployment of a plan; GetMonitoringRun reads one (legacy, shapes ours)', async () => {
+    const R = 'svc.monitoring_plans.v1.MonitoringRunService';
+    const name = (await stack.request<Recorded>('POST', UPDATED, { body: { pr_url: 'local-git://acme/app/pull/1' } })).body.monitoringPlan.name;
+    const runs = await eventually(async () => {
+      const res = await stack.rpc<{ monitoringRuns: Array<Record<string, unknown>>; nextPageToken: string }>(`${R}/ListMonitoringRuns`, { parent: name, order_by: 'start_time asc' });
+      return res.body.monitoringRuns?.length === 2 ? res.body : undefined;
+    }, 20_000);
+    expect(runs.monitoringRuns.map((r) => r.name)).toEqual([`${name}/runs/production`, `${name}/runs/staging`]);
+    expect(runs.monitoringRuns[0]).toMatchObject({ plan: name, environment: 'deployment-environments/production', deployment: 'deployments/prod-1', state: 'MONITORING_RUN_STATE_RUNNING', intendedEffectConfirmed: false });
+    const one = await stack.rpc<{ monitoringRun: Record<string, unknown> }>(`${R}/GetMonitoringRun`, { name: `${name}/runs/staging` });
+    expect(one.status).toBe(200);
+    expect(one.body.monitoringRun).toMatchObject({ environment: 'deployment-environments/staging', deployment: 'deployments/stage-1' });
+    const filtered = await stack.rpc<{ monitoringRuns: unknown[] }>(`${R}/ListMonitoringRuns`, { parent: name, filter: 'environment = "deployment-environments/staging"' });
+    expect(filtered.body.monitoringRuns).toHaveLength(1);
+    expect((await stack.rpc(`${R}/GetMonitoringRun`, { name: `${name}/runs/qa` })).status).toBe(404);
+    expect((await stack.rpc(`${R}/ListMonitoringRuns`, { parent: 'monitoring-plans/nope' })).status).toBe(404);
+    expect((await stack.rpc(`${R}/ListMonitoringRuns`, { parent: name }, GINA)).status).toBe(404);
+  });
+
   it('ActivatePlanFromDeployments activates a plan made after its pull request deployed, by ancestry, once (rule 4)', async () => {
     app.branch('fix-search');
     app.checkout('fix-search');

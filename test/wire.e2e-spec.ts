@@ -1,6 +1,6 @@
 import * as net from 'node:net';
 import { ALICE, REQUEST_INFO, Stack } from './support/harness';
-import { unbuiltRpcMethod } from './support/unbuilt';
+import { unbuiltRestMethod, unbuiltRpcMethod } from './support/unbuilt';
 
 const NOTES = 'svc.notes.v1.NotesService';
 
@@ -65,13 +65,15 @@ describe('wire: errors, routes and casing', () => {
   });
 
   it('REST aliases route by the spec\'s path templates; REST-only methods have no RPC form', async () => {
-    // A REST-only method not built yet (ListRepositories was the example until it landed).
-    const startOAuth = '/v1/codehost-connections:startOAuth';
-    expectError(await stack.request('POST', startOAuth, { body: {} }), 501, 'UNIMPLEMENTED');
-    expectError(await stack.request('GET', startOAuth), 404, 'NOT_FOUND', /not supported/);
     expectError(await stack.request('GET', '/v1/no-such-collection'), 404, 'NOT_FOUND');
-    expectError(await stack.rpc('svc.connections.v1.IntegrationHelpersService/StartCodehostOAuth', {}), 404, 'NOT_FOUND', /POST \/v1/);
-    expectError(await stack.request('POST', startOAuth, { body: {}, as: null }), 401, 'UNAUTHENTICATED');
+    // A REST-only method not built yet, whichever docs/api-coverage.md still says is not started.
+    const unbuilt = unbuiltRestMethod();
+    if (unbuilt) {
+      expectError(await stack.request('POST', unbuilt.path, { body: {} }), 501, 'UNIMPLEMENTED');
+      expectError(await stack.request('GET', unbuilt.path), 404, 'NOT_FOUND', /not supported/);
+      expectError(await stack.rpc(`${unbuilt.method.service}/${unbuilt.method.method}`, {}), 404, 'NOT_FOUND', /POST \/v1/);
+      expectError(await stack.request('POST', unbuilt.path, { body: {}, as: null }), 401, 'UNAUTHENTICATED');
+    }
     // A built REST-only method has no RPC form either.
     expectError(await stack.rpc('svc.connections.v1.IntegrationHelpersService/ListRepositories', {}), 404, 'NOT_FOUND', /POST \/v1/);
   });

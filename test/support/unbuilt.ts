@@ -19,5 +19,17 @@ export function notStartedMethods(): SpecMethod[] {
   return methods;
 }
 
-/** An unbuilt method with an RPC route, or undefined when every such method is built. */
-export const unbuiltRpcMethod = (): SpecMethod | undefined => notStartedMethods().find((m) => m.rpc);
+/**
+ * An unbuilt method answered at `POST /<service>/<method>`: one the spec gives that RPC route, or one
+ * it gives no path at all (served at its RPC form); undefined when every such method is built.
+ */
+export const unbuiltRpcMethod = (): SpecMethod | undefined => notStartedMethods().find((m) => m.rpc || !m.rest?.length);
+
+/** An unbuilt REST-only method with a fixed `POST /v1/...` path (no path variable), and that path. */
+export function unbuiltRestMethod(): { method: SpecMethod; path: string } | undefined {
+  for (const method of notStartedMethods()) {
+    const route = method.rpc ? undefined : method.rest?.find((r) => r.startsWith('POST /v1/') && !r.includes('{'));
+    if (route) return { method, path: route.slice('POST '.length) };
+  }
+  return undefined;
+}

@@ -3,7 +3,8 @@
  * registers): pull-request recording (rules 5 and 6), activation (rules 3 and 4) and comments
  * (rules 1 and 2). Writes need CHANGE_MONITOR_WRITE and answer once the plans' read model has them.
  * The use cases are the application layer's (libs/application/src/areas/monitoringplans), shared with
- * the projector's reactors.
+ * the projector's reactors. The legacy MonitoringRunService (GetMonitoringRun, ListMonitoringRuns) is
+ * the kit's changelog of runs under a plan.
  */
 import { Inject, Injectable, Logger, Module, type OnModuleInit } from '@nestjs/common';
 import { CommandBus } from '@nestjs/cqrs';
@@ -15,6 +16,7 @@ import {
   ActivatePlanFromDeploymentsRequest,
   ActivatePlansResponse,
   monitoringPlansApi,
+  monitoringRunsApi,
   PostCommentResponse,
   PostInProgressCommentRequest,
   PostPlanCommentRequest,
@@ -23,6 +25,7 @@ import {
   RecordPullRequestUpdatedRequest,
   RecordPullRequestUpdatedResponse,
 } from '@svc/contracts/monitoringplans/monitoringplans.contract';
+import { monitoringPlanSpec } from '@svc/domain/monitoringplans/monitoring-plan.resource';
 import { invalid } from '@svc/domain/shared/domain-error';
 import type { Settings } from '@svc/infrastructure/config/env';
 import { SecretBox } from '@svc/infrastructure/config/secrets';
@@ -31,6 +34,7 @@ import type { ReadStore } from '@svc/infrastructure/read-store/read-store.port';
 import { actorOf } from '../auth/principal';
 import { MethodRegistry } from '../http/method-registry';
 import { defineMethod } from '../resource-kit/method-builders';
+import { ResourceKit } from '../resource-kit/resource-kit';
 
 /** Who gets rule 1's chat DM: bound to NO_CHAT_DM until the chat area provides a notifier (docs/decisions.md). */
 export const PLAN_AUTHOR_NOTIFIER = Symbol('PLAN_AUTHOR_NOTIFIER');
@@ -50,6 +54,7 @@ class MonitoringPlanMethods implements OnModuleInit {
 
   constructor(
     private readonly registry: MethodRegistry,
+    private readonly kit: ResourceKit,
     bus: CommandBus,
     @Inject(READ_STORE) reads: ReadStore,
     @Inject(SETTINGS) settings: Settings,
@@ -63,6 +68,7 @@ class MonitoringPlanMethods implements OnModuleInit {
 
   onModuleInit(): void {
     const service = monitoringPlansApi;
+    this.kit.changelog(monitoringPlanSpec, monitoringRunsApi);
     this.registry.register(
       defineMethod(service, 'RecordPullRequestUpdated', { request: RecordPullRequestUpdatedRequest, response: RecordPullRequestUpdatedResponse }, 'write', async ({ principal, request }) => {
         const { plan, ...links } = await this.plans.recordPullRequest(actorOf(principal), request, PLANS);

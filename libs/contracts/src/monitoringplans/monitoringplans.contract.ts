@@ -8,11 +8,14 @@ import 'reflect-metadata';
 import { Type } from 'class-transformer';
 import { IsArray, IsNotEmpty, IsObject, IsOptional, IsString, MaxLength, ValidateNested } from 'class-validator';
 import { Int64, MutatingRequest } from '../shared/requests';
-import { RESOURCE_FILTERS, type ResourceApi } from '../shared/resource-api';
+import { MONITORING_RUN_SERVICE } from '../catalog';
+import { RESOURCE_FILTERS, type ChangelogApi, type ResourceApi } from '../shared/resource-api';
 import { IsResource } from '../shared/responses';
 
 export const MONITORING_PLAN_SERVICE = 'svc.monitoring_plans.v1.MonitoringPlanService';
 export const MONITORING_OUTCOMES = ['MONITORING_OUTCOME_NO_ISSUE'] as const;
+/** Ours: a run is running until its monitored deployment has an outcome (nothing sets one yet). */
+export const MONITORING_RUN_STATES = ['MONITORING_RUN_STATE_RUNNING', 'MONITORING_RUN_STATE_COMPLETED'] as const;
 
 /** Nothing is settable: plans come from pull requests (RecordPullRequestUpdated, RecordPullRequestFixLink). */
 export class MonitoringPlanInput {}
@@ -134,3 +137,28 @@ export class RecordPullRequestUpdatedResponse extends PullRequestLinkResponse {
   /** Closing references to issues this organization does not have: not linked. */
   @IsArray() @IsString({ each: true }) ignoredReferences!: string[];
 }
+
+/**
+ * The legacy MonitoringRunService (spec part 2: names only; paths and shapes are ours): one run per
+ * monitored-deployment entry of a plan, `monitoring-plans/{plan}/runs/{environment id}`, projected
+ * from the plan's own events (docs/decisions.md, "Monitoring plans"). Read-only; RPC routes.
+ */
+export const monitoringRunsApi: ChangelogApi = {
+  service: MONITORING_RUN_SERVICE,
+  methods: { list: 'ListMonitoringRuns', get: 'GetMonitoringRun' },
+  singular: 'monitoringRun',
+  plural: 'monitoringRuns',
+  store: 'monitoring-runs',
+  segment: 'runs',
+  parentPath: 'plan',
+  filters: {
+    environment: { type: 'string', path: 'environment' },
+    deployment: { type: 'string', path: 'deployment' },
+    state: { type: 'enum', path: 'state', values: MONITORING_RUN_STATES },
+    outcome: { type: 'enum', path: 'outcome', values: MONITORING_OUTCOMES },
+    start_time: { type: 'timestamp', path: 'startTime' },
+    create_time: { type: 'timestamp', path: 'createTime' },
+  },
+  orderBy: { start_time: 'startTime', create_time: 'createTime' },
+  defaultOrder: 'start_time desc',
+};
