@@ -4,6 +4,7 @@
  * are the local-git host's records (local-pull-requests.ts).
  */
 import * as fs from 'node:fs';
+import { FakeGitHub } from './support/fake-github';
 import { GitFixture, type GitRepo } from './support/git-fixture';
 import { BOB, eventually, GINA, Stack, TEST_CONFIG } from './support/harness';
 
@@ -39,6 +40,9 @@ interface Issue {
 describe('monitoring plans (svc.monitoring_plans.v1.MonitoringPlanService)', () => {
   let stack: Stack;
   const fixture = new GitFixture();
+  /** Repositories a GitHub stand-in serves (test/support/fake-github.ts), through the GitHub adapter. */
+  const hosted = new GitFixture();
+  const github = new FakeGitHub(hosted.root, 'ghp_monitoring_e2e');
   let app: GitRepo;
   let libRepo: GitRepo;
   let c1: string;
@@ -72,7 +76,14 @@ describe('monitoring plans (svc.monitoring_plans.v1.MonitoringPlanService)', () 
     c1 = app.commit('first', { 'README.md': '# app\n' });
     libRepo = fixture.repo('acme/lib');
     libRepo.commit('lib');
-    stack = await Stack.start({ config: TEST_CONFIG.replace('root: ./repos', `root: "${fixture.root}"`) });
+    const web = hosted.repo('octo/web');
+    web.commit('first');
+    web.branch('feature');
+    await web.openPull({ title: 'Hosted change', head: 'feature', author: { login: 'octocat', id: '1' } });
+    const apiUrl = await github.start();
+    const cloud = `      - id: github-cloud\n        type: CONNECTION_TYPE_CODEHOST\n        details: {codehost: {provider: github, api_url: "${apiUrl}", token: "ghp_monitoring_e2e"}}\n`;
+    const config = TEST_CONFIG.replace('root: ./repos}}\n', `root: "${fixture.root}"}}\n${cloud}`);
+    stack = await Stack.start({ config });
     [issueA, issueB] = await makeIssues();
     app.branch('fix-retries');
     app.checkout('fix-retries');
@@ -87,7 +98,9 @@ describe('monitoring plans (svc.monitoring_plans.v1.MonitoringPlanService)', () 
   }, 120_000);
   afterAll(async () => {
     await stack?.destroy();
+    await github.stop();
     fixture.remove();
+    hosted.remove();
   });
 
   it('RecordPullRequestUpdated creates the plan from the pull request and links the issues it closes, never a bare mention (rule 6)', async () => {
@@ -259,6 +272,16 @@ describe('monitoring plans (svc.monitoring_plans.v1.MonitoringPlanService)', () 
     expect(plan.deployments).toEqual([expect.objectContaining({ environment: 'deployment-environments/canary', deployment: 'deployments/canary-1' })]);
     expect((await stack.rpc<{ activatedPlans: unknown[] }>(`${P}/ActivatePlanFromDeployments`, { name })).body.activatedPlans).toEqual([]);
     expect((await stack.rpc(`${P}/ActivatePlanFromDeployments`, { name: 'monitoring-plans/nope' })).status).toBe(404);
+  });
+
+  it('reads a GitHub pull request through the GitHub adapter and comments on it there', async () => {
+    const res = await stack.request<Recorded>('POST', UPDATED, { body: { pr_url: 'https://github.com/octo/web/pull/1' } });
+    expect(res.status).toBe(200);
+    expect(res.body.monitoringPlan.origin).toMatchObject({ repository: 'octo/web', prUrl: 'https://github.com/octo/web/pull/1', prTitle: 'Hosted change', prAuthorCodehostLogin: 'octocat' });
+    const id = res.body.monitoringPlan.name.split('/')[1];
+    const posted = await stack.request<{ commentUrl: string }>('POST', `/v1/monitoring-plans/${id}:postInProgressComment`, { body: {} });
+    expect(posted.body.commentUrl).toMatch(/^https:\/\/github\.com\/octo\/web\/pull\/1#issuecomment-[0-9]+$/);
+    expect(github.requests.filter((r) => r.method === 'POST').map((r) => [r.path, r.authorization])).toEqual([['/repos/octo/web/issues/1/comments', 'token ghp_monitoring_e2e']]);
   });
 
   it('refuses a pull request no code host of the organization has, and a URL that is not a pull request', async () => {
