@@ -210,6 +210,8 @@ describe('monitoring plans (svc.monitoring_plans.v1.MonitoringPlanService)', () 
       return found.workflowState === 'ISSUE_WORKFLOW_STATE_VERIFYING_FIX' ? found : undefined;
     }, 20_000);
     expect(promoted.pullRequests).toEqual(['local-git://acme/app/pull/1']);
+    const fixed = await stack.rpc<{ issues: Issue[] }>(`${I}/ListIssues`, { filter: 'pull_requests:"local-git://acme/app/pull/1"', order_by: 'display_name' });
+    expect(fixed.body.issues.map((i) => i.name)).toEqual([issueA, issueB]);
   });
 
   it('ActivateFromDeployment reads the range base..deployed: a merge commit outside it activates nothing; idempotent (rule 3)', async () => {

@@ -57,7 +57,8 @@ export const planActivationReactor: Reactor = {
   },
 };
 
-function select(record: RecordedEvent): ActivationJob | null {
+/** Which events are jobs: a deployment's success, and a plan's merge commit first recorded. */
+export function select(record: RecordedEvent): ActivationJob | null {
   const org = record.metadata.org;
   if (record.type === STATUS_CHANGED && record.streamId.startsWith(resourceStreamId(deploymentSpec, '', '').slice(0, -1))) {
     if ((record.data.set as Record<string, unknown> | undefined)?.status !== SUCCESS) return null;
