@@ -154,8 +154,8 @@ export function checkCommentBody(body: string): string {
   return body;
 }
 
-/** A comment id as the hosts issue them: digits only. */
+/** A comment id as the hosts issue them: digits only, exact as a JS number (GitHub's are int64). */
 export function checkCommentId(id: string): string {
-  if (!/^[0-9]{1,20}$/.test(id)) throw new CodeHostError('INVALID_ARGUMENT', `'${id.slice(0, 30)}' is not a comment id`);
+  if (!/^[0-9]{1,15}$/.test(id)) throw new CodeHostError('INVALID_ARGUMENT', `'${id.slice(0, 30)}' is not a comment id`);
   return id;
 }
