@@ -5,12 +5,14 @@
  *                               └── f1          feature (branched at c2)
  *   acme/lib   main:    l1
  *   bulk/r000 … bulk/r119 (empty bare repositories, for paging past one host page)
+ *   pull requests of acme/app: #1 feature into main (open, by ada), #2 landed as c3 (closed, merged)
  */
 import type { CodeHost } from '@svc/infrastructure/integrations/codehost/codehost.port';
-import { GitFixture } from '../support/git-fixture';
+import { GitFixture, type GitRepo } from '../support/git-fixture';
 
 export interface History {
   fixture: GitFixture;
+  app: GitRepo;
   c1: string;
   c2: string;
   c3: string;
@@ -19,7 +21,7 @@ export interface History {
 
 export const BULK = 120;
 
-export function buildHistory(): History {
+export async function buildHistory(): Promise<History> {
   const fixture = new GitFixture();
   const app = fixture.repo('acme/app');
   const c1 = app.commit('first', { 'README.md': '# app\n' });
@@ -36,7 +38,10 @@ export function buildHistory(): History {
   app.checkout('main');
   fixture.repo('acme/lib').commit('lib');
   for (let i = 0; i < BULK; i++) fixture.bare(`bulk/r${String(i).padStart(3, '0')}`);
-  return { fixture, c1, c2, c3, f1 };
+  await app.openPull({ title: 'Feature work', body: 'Fixes: issues/disk-full\n', head: 'feature', author: { login: 'ada', id: '583231' } });
+  const landed = await app.openPull({ title: 'Skills', head: 'main', author: { login: 'bob', id: '17' } });
+  await app.mergePull(landed, c3);
+  return { fixture, app, c1, c2, c3, f1 };
 }
 
 export function describeCodeHostContract(name: string, setup: (history: History) => Promise<{ host: CodeHost; close: () => Promise<void> }>): void {
@@ -46,7 +51,7 @@ export function describeCodeHostContract(name: string, setup: (history: History)
     let close: () => Promise<void>;
 
     beforeAll(async () => {
-      history = buildHistory();
+      history = await buildHistory();
       ({ host, close } = await setup(history));
     });
     afterAll(async () => {
@@ -164,6 +169,40 @@ export function describeCodeHostContract(name: string, setup: (history: History)
       await expect(host.searchCode('acme/app', 'a\nb', { maxMatches: 5 })).rejects.toMatchObject({ code: 'INVALID_ARGUMENT' });
       await expect(host.searchCode('acme/app', 'x', { maxMatches: 5, path: '../x' })).rejects.toMatchObject({ code: 'INVALID_ARGUMENT' });
       await expect(host.searchCode('acme/nope', 'x', { maxMatches: 5 })).rejects.toMatchObject({ code: 'NOT_FOUND' });
+    });
+
+    it('reads a pull request: title, body, head, author; no merge commit until it lands', async () => {
+      const open = await host.getPullRequest('acme/app', 1);
+      expect(open).toEqual({
+        number: 1,
+        url: expect.stringMatching(/acme\/app\/pull\/1$/),
+        title: 'Feature work',
+        body: 'Fixes: issues/disk-full\n',
+        state: 'open',
+        merged: false,
+        headSha: history.f1,
+        mergeSha: null,
+        authorLogin: 'ada',
+        authorId: '583231',
+      });
+      expect(await host.getPullRequest('acme/app', 2)).toMatchObject({ number: 2, state: 'closed', merged: true, mergeSha: history.c3, authorLogin: 'bob', authorId: '17', body: '' });
+      await expect(host.getPullRequest('acme/app', 99)).rejects.toMatchObject({ code: 'NOT_FOUND' });
+      await expect(host.getPullRequest('acme/nope', 1)).rejects.toMatchObject({ code: 'NOT_FOUND' });
+      await expect(host.getPullRequest('acme/app', 0)).rejects.toMatchObject({ code: 'INVALID_ARGUMENT' });
+    });
+
+    it('posts a comment on a pull request and edits it in place', async () => {
+      const posted = await host.postComment('acme/app', 1, 'Monitoring plan: in progress');
+      expect(posted).toEqual({ id: expect.stringMatching(/^[0-9]+$/), url: expect.stringMatching(/acme\/app\/pull\/1#issuecomment-[0-9]+$/), body: 'Monitoring plan: in progress' });
+      const edited = await host.editComment('acme/app', posted.id, 'Monitoring plan: published');
+      expect(edited).toEqual({ ...posted, body: 'Monitoring plan: published' });
+      const bodies = (await history.app.comments('acme/app', 1)).map((c) => c.body);
+      expect(bodies).toContain('Monitoring plan: published');
+      expect(bodies).not.toContain('Monitoring plan: in progress');
+      await expect(host.postComment('acme/app', 99, 'x')).rejects.toMatchObject({ code: 'NOT_FOUND' });
+      await expect(host.editComment('acme/app', '999999', 'x')).rejects.toMatchObject({ code: 'NOT_FOUND' });
+      await expect(host.editComment('acme/app', '../1', 'x')).rejects.toMatchObject({ code: 'INVALID_ARGUMENT' });
+      await expect(host.postComment('acme/app', 1, '')).rejects.toMatchObject({ code: 'INVALID_ARGUMENT' });
     });
   });
 }

@@ -24,11 +24,24 @@
  *   `text_matches: [{object_url, object_type: 'FileContent', property: 'content', fragment, matches:
  *   [{text, indices}]}]` (https://docs.github.com/rest/search/search#text-match-metadata); 422
  *   `Validation Failed` for a query without a search term;
+ * - GET /repos/{owner}/{repo}/pulls/{pull_number} (https://docs.github.com/rest/pulls/pulls#get-a-pull-request):
+ *   `number`, `html_url`, `state` (open, closed), `title`, `body` (null when empty), `user {login, id}`,
+ *   `head {ref, sha}`, `base {ref}`, `merged`, `merged_at`, and `merge_commit_sha`, which before a merge
+ *   is the sha of GitHub's test merge commit (never on a branch) and after it the merge commit's;
+ * - POST /repos/{owner}/{repo}/issues/{issue_number}/comments
+ *   (https://docs.github.com/rest/issues/comments#create-an-issue-comment): `{body}` in, 201 with
+ *   `{id, node_id, url, html_url, body, user, created_at, updated_at}`; a pull request is an issue, so
+ *   its number is accepted; 404 for a number with neither;
+ * - PATCH /repos/{owner}/{repo}/issues/comments/{comment_id}
+ *   (https://docs.github.com/rest/issues/comments#update-an-issue-comment): `{body}` in, 200 with the
+ *   comment; 404 when it does not exist;
+ *   pull requests and comments are the local-git host's records (local-pull-requests.ts), so a test
+ *   opens one the same way for both adapters;
  * - errors as `{message, documentation_url}`; 401 `Bad credentials` without the expected token.
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { CodeHostError } from '@svc/infrastructure/integrations/codehost/codehost.port';
+import { CodeHostError, type PullRequest, type PullRequestComment } from '@svc/infrastructure/integrations/codehost/codehost.port';
 import { LocalGitCodeHost } from '@svc/infrastructure/integrations/codehost/local-git.codehost';
 
 const DOCS = 'https://docs.github.com/rest';
@@ -127,6 +140,19 @@ export class FakeGitHub {
       const entries = await this.git.listDirectory(fullName, ref, path);
       return send(res, 200, entries.map((e) => ({ name: e.name, path: e.path, type: e.type, sha: '', size: 0 })));
     }
+    if (rest[0] === 'pulls' && rest.length === 2 && req.method === 'GET') return send(res, 200, pullJson(await this.git.getPullRequest(fullName, Number(rest[1])), fullName));
+    if (rest[0] === 'issues' && rest.length === 3 && rest[2] === 'comments' && req.method === 'POST') {
+      const { body } = (await readJson(req)) as { body?: unknown };
+      if (typeof body !== 'string') return send(res, 422, { message: 'Invalid request.\n\n"body" wasn\'t supplied.', documentation_url: DOCS });
+      const comment = await this.git.postComment(fullName, Number(rest[1]), body);
+      return send(res, 201, commentJson(comment, fullName, Number(rest[1])));
+    }
+    if (rest[0] === 'issues' && rest[1] === 'comments' && rest.length === 3 && req.method === 'PATCH') {
+      const { body } = (await readJson(req)) as { body?: unknown };
+      if (typeof body !== 'string') return send(res, 422, { message: 'Invalid request.\n\n"body" wasn\'t supplied.', documentation_url: DOCS });
+      const comment = await this.git.editComment(fullName, rest[2], body);
+      return send(res, 200, commentJson(comment, fullName, Number(/\/pull\/([0-9]+)#/.exec(comment.url)?.[1] ?? 0)));
+    }
     send(res, 404, { message: 'Not Found', documentation_url: DOCS });
   }
 
@@ -174,6 +200,49 @@ function parseSearch(q: string): { phrase: string | null; repo: string | null; p
   }
   const qualifier = (name: string) => rest.split(' ').find((t) => t.startsWith(`${name}:`))?.slice(name.length + 1) ?? null;
   return { phrase, repo: qualifier('repo'), path: qualifier('path') };
+}
+
+/** A pull request in GitHub's shape; the local record's `local-git://` url becomes github.com's. */
+function pullJson(pr: PullRequest, fullName: string) {
+  return {
+    url: `https://api.github.com/repos/${fullName}/pulls/${pr.number}`,
+    id: 1000 + pr.number,
+    html_url: `https://github.com/${fullName}/pull/${pr.number}`,
+    number: pr.number,
+    state: pr.state,
+    title: pr.title,
+    body: pr.body === '' ? null : pr.body,
+    user: { login: pr.authorLogin, id: Number(pr.authorId), type: 'User' },
+    head: { ref: 'head', sha: pr.headSha },
+    base: { ref: 'main' },
+    merged: pr.merged,
+    merged_at: pr.merged ? '2026-01-01T00:00:00Z' : null,
+    // GitHub's test merge commit before a merge: a sha that is on no branch.
+    merge_commit_sha: pr.mergeSha ?? 'e'.repeat(40),
+  };
+}
+
+function commentJson(comment: PullRequestComment, fullName: string, number: number) {
+  return {
+    id: Number(comment.id),
+    node_id: `IC_${comment.id}`,
+    url: `https://api.github.com/repos/${fullName}/issues/comments/${comment.id}`,
+    html_url: `https://github.com/${fullName}/pull/${number}#issuecomment-${comment.id}`,
+    body: comment.body,
+    user: { login: 'svc-bot', id: 1, type: 'Bot' },
+    created_at: '2026-01-01T00:00:00Z',
+    updated_at: '2026-01-01T00:00:00Z',
+  };
+}
+
+async function readJson(req: IncomingMessage): Promise<unknown> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of req) chunks.push(chunk as Buffer);
+  try {
+    return JSON.parse(Buffer.concat(chunks).toString('utf8') || '{}');
+  } catch {
+    return {};
+  }
 }
 
 function repoJson(r: { fullName: string; defaultBranch: string; private: boolean }) {

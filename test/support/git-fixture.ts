@@ -6,6 +6,7 @@ import { execFileSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
+import { editPullRequest, gitDirOf, listLocalComments, mergePullRequest, openPullRequest } from '@svc/infrastructure/integrations/codehost/local-pull-requests';
 
 const ENV = {
   ...process.env,
@@ -64,6 +65,32 @@ export class GitRepo {
 
   head(): string {
     return git(this.dir, 'rev-parse', 'HEAD').trim();
+  }
+
+  /** Merges `branch` into the checked-out branch with a merge commit; answers that commit. */
+  merge(branch: string, message = `Merge branch '${branch}'`): string {
+    git(this.dir, 'merge', '-q', '--no-ff', '-m', message, branch);
+    return this.head();
+  }
+
+  /** Opens a pull request of `head` into `base` (the local-git host's records); answers its number. */
+  async openPull(pull: { title: string; body?: string; head: string; base?: string; author?: { login: string; id: string } }): Promise<number> {
+    const headSha = git(this.dir, 'rev-parse', pull.head).trim();
+    const record = await openPullRequest(gitDirOf(this.dir), { ...pull, base: pull.base ?? 'main', headSha, author: pull.author ?? { login: 'ada', id: '583231' } });
+    return record.number;
+  }
+
+  /** Records that pull request `number` landed as `mergeSha`. */
+  async mergePull(number: number, mergeSha: string): Promise<void> {
+    await mergePullRequest(gitDirOf(this.dir), number, mergeSha);
+  }
+
+  async editPull(number: number, change: { title?: string; body?: string }): Promise<void> {
+    await editPullRequest(gitDirOf(this.dir), number, change);
+  }
+
+  comments(fullName: string, number: number) {
+    return listLocalComments(gitDirOf(this.dir), fullName, number);
   }
 }
 

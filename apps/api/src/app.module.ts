@@ -27,6 +27,7 @@ import { IdentityModule } from './identity/identity.controller';
 import { IndicatorsModule } from './indicators/indicators.module';
 import { InvestigationsModule } from './investigations/investigations.module';
 import { IssuesModule } from './issues/issues.module';
+import { MonitoringPlansModule } from './monitoringplans/monitoring-plans.module';
 import { NotificationsModule } from './notifications/notifications.module';
 import { OpenApiModule } from './openapi/openapi.controller';
 import { ObservabilityModule } from './observability/observability.module';
@@ -67,6 +68,7 @@ export function appModule(settings: Settings) {
       SessionsModule,
       TriggersModule,
       SkillsBundlesModule,
+      MonitoringPlansModule,
       ChatModule,
       TrackerModule,
       InvitationsModule,

@@ -13,6 +13,7 @@ import { configApply, configSchema } from './commands/config';
 import { recordEvaluation } from './commands/evaluations';
 import { browseEvents } from './commands/events';
 import { listParked, rebuild, replayParkedCommand, status } from './commands/projections';
+import { mergePull, openPull, pullComments, type PullOptions } from './commands/pulls';
 import { ingestRowsCommand } from './commands/rows';
 import { Context, parseCount, UsageError } from './context';
 
@@ -46,6 +47,14 @@ export const USAGE = `usage: npx svc <command> [--json]   (or: npm run svc -- <c
   rows ingest --org <org> [--file <file>]
                                      ingest rows for row triggers: the IngestRows request body
                                      ({"table": ..., "rows": [...]}) as JSON, from the file or stdin
+  pulls open --root <dir> --repo <owner/repo> --head <branch> --title <text> [--base <branch>]
+         [--body <markdown>] [--author <login:id>]
+                                     open a pull request on a local-git code host (records kept in
+                                     the repository's git directory); prints its URL
+  pulls merge --root <dir> --repo <owner/repo> --number <n> [--merge-sha <ref>]
+                                     record that it landed (default: the repository's HEAD)
+  pulls comments --root <dir> --repo <owner/repo> --number <n>
+                                     the comments posted on it
   help                               this text
 
   --json prints one JSON document for machines instead of text (events --follow: one per line).
@@ -156,7 +165,21 @@ const COMMANDS: Record<string, Command> = {
       return ingestRowsCommand(ctx, str(v, 'org'), str(v, 'file'), () => readFileSync(0, 'utf8'));
     },
   },
+  'pulls open': pullsCommand(openPull),
+  'pulls merge': pullsCommand(mergePull),
+  'pulls comments': pullsCommand(pullComments),
 };
+
+function pullsCommand(run: (ctx: Context, options: PullOptions) => Promise<void>): Command {
+  const names = ['root', 'repo', 'head', 'base', 'title', 'body', 'author', 'number', 'merge-sha'];
+  return {
+    options: Object.fromEntries(names.map((n) => [n, { type: 'string' as const }])),
+    run: (ctx, extra, v) => {
+      noExtra(extra);
+      return run(ctx, { ...Object.fromEntries(names.map((n) => [n, str(v, n)])), mergeSha: str(v, 'merge-sha') } as PullOptions);
+    },
+  };
+}
 
 function noExtra(extra: string[]): void {
   if (extra.length > 0) throw new UsageError(`unexpected argument '${extra[0]}'`);

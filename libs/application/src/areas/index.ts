@@ -34,6 +34,7 @@ import { indicatorsArea } from './indicators';
 import { indicatorsV2Area } from './indicatorsv2';
 import { investigationsArea } from './investigations';
 import { issuesArea } from './issues';
+import { monitoringPlansArea } from './monitoringplans';
 import { organizationsArea } from './organizations';
 import { rolesArea } from './roles';
 import { sessionsArea } from './sessions';
@@ -59,6 +60,7 @@ export const AREAS: readonly Area[] = [
   investigationsArea,
   agentSlosArea,
   issuesArea,
+  monitoringPlansArea,
   indicatorsArea,
   indicatorsV2Area,
   changeMonitorArea,

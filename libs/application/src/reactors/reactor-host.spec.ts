@@ -9,6 +9,8 @@ describe('the reactor registry', () => {
       'cron (timer)',
       'investigation-status (events)',
       'issues (events)',
+      'plan-activation (events)',
+      'plan-issues (events)',
       'post-deploy (events)',
       'rows (events)',
       'uploads (timer)',

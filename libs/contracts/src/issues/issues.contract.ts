@@ -33,6 +33,8 @@ export const issuesApi: ResourceApi = {
     services: { type: 'string[]', path: 'services' },
     objectives: { type: 'string[]', path: 'objectives' },
     assignee: { type: 'string', path: 'assignee' },
+    // Extension: pull requests linked as fixes (monitoring plans, RecordPullRequestFixLink/Updated).
+    pull_requests: { type: 'string[]', path: 'pullRequests' },
   },
   orderBy: { create_time: 'createTime', update_time: 'updateTime', display_name: 'displayName' },
   defaultOrder: 'create_time desc',

@@ -6,9 +6,29 @@
  */
 import { createHash } from 'node:crypto';
 import type { ProposedIssue } from '@svc/contracts/sessions/session.events';
-import { commonId, type Resource, type ResourceSpec } from '../shared/resource';
+import { invalid } from '../shared/domain-error';
+import type { JsonObject } from '../shared/json-path';
+import { commonId, type Resource, type ResourceAction, type ResourceSpec } from '../shared/resource';
 
 export const ACTIONABLE = 'ISSUE_WORKFLOW_STATE_ACTIONABLE';
+export const VERIFYING_FIX = 'ISSUE_WORKFLOW_STATE_VERIFYING_FIX';
+export const FIX_LINKED = 'IssueFixLinked';
+
+/**
+ * A pull request fixing the issue was linked (monitoring plans rules 5 and 6, applied by the
+ * monitoring plans' issues reactor): its URL joins `pullRequests` (an extension field), and when the
+ * plan already has monitored deployments an actionable issue moves to VERIFYING_FIX. A closed issue
+ * stays closed. Nothing new: no event (the reactor's redeliveries are free).
+ */
+export function linkFix(issue: Resource, input: JsonObject): ReturnType<ResourceAction> {
+  const pullRequest = String(input.pullRequest ?? '');
+  if (pullRequest === '') throw invalid('pullRequest is required');
+  const linked = Array.isArray(issue.pullRequests) ? (issue.pullRequests as string[]) : [];
+  const set: JsonObject = {};
+  if (!linked.includes(pullRequest)) set.pullRequests = [...linked, pullRequest];
+  if (input.promote === true && (issue.workflowState ?? ACTIONABLE) === ACTIONABLE) set.workflowState = VERIFYING_FIX;
+  return Object.keys(set).length === 0 ? null : { event: FIX_LINKED, set, data: { pullRequest } };
+}
 
 export const issueSpec: ResourceSpec = {
   kind: 'Issue',
@@ -18,6 +38,7 @@ export const issueSpec: ResourceSpec = {
   settable: ['displayName', 'description', 'source', 'deploymentEnvironments', 'session', 'workflowState', 'services', 'objectives', 'assignee'],
   defaults: { workflowState: ACTIONABLE },
   undeletable: false,
+  actions: { [FIX_LINKED]: linkFix },
 };
 
 /** `issues/{id}` of the `index`th issue a session proposed in a turn: stable across redeliveries. */

@@ -148,3 +148,59 @@ export function checkSearchQuery(query: string): string {
 export function matchText(text: string): string {
   return text.length > MAX_MATCH_TEXT ? `${text.slice(0, MAX_MATCH_TEXT)}…` : text;
 }
+
+// ------------------------------------------------------------------ pull requests (monitoring plans)
+// A block of its own (interface merging), so other additions to the port merge without touching it.
+
+/** A pull request as monitoring plans read it (spec part 2, "Monitoring plan", origin and activation). */
+export interface PullRequest {
+  number: number;
+  /** Its page: `https://github.com/{owner}/{repo}/pull/{n}`, or `local-git://{owner}/{repo}/pull/{n}`. */
+  url: string;
+  title: string;
+  body: string;
+  state: 'open' | 'closed';
+  merged: boolean;
+  headSha: string;
+  /** The commit that landed the change, once merged; null before (GitHub's test merge commit is not one). */
+  mergeSha: string | null;
+  authorLogin: string;
+  /** The host's user id, as a string (GitHub's are int64). */
+  authorId: string;
+}
+
+/** A comment on a pull request's conversation. */
+export interface PullRequestComment {
+  /** The host's id, as a string (GitHub's are int64). */
+  id: string;
+  url: string;
+  body: string;
+}
+
+/** Longest comment body the port posts (GitHub's own limit on an issue comment is 65,536 characters). */
+export const MAX_COMMENT_BODY = 65_536;
+
+export interface CodeHost {
+  /** One pull request by number, or NOT_FOUND. */
+  getPullRequest(fullName: string, number: number): Promise<PullRequest>;
+  /** Posts a comment on the pull request's conversation; NOT_FOUND when there is no such pull request. */
+  postComment(fullName: string, number: number, body: string): Promise<PullRequestComment>;
+  /** Replaces a comment's body in place; NOT_FOUND when the comment is gone. */
+  editComment(fullName: string, commentId: string, body: string): Promise<PullRequestComment>;
+}
+
+export function checkPullNumber(number: number): number {
+  if (!Number.isSafeInteger(number) || number < 1) throw new CodeHostError('INVALID_ARGUMENT', `'${String(number).slice(0, 30)}' is not a pull request number`);
+  return number;
+}
+
+export function checkCommentBody(body: string): string {
+  if (body.length === 0 || body.length > MAX_COMMENT_BODY) throw new CodeHostError('INVALID_ARGUMENT', `a comment must hold 1 to ${MAX_COMMENT_BODY} characters`);
+  return body;
+}
+
+/** A comment id as the hosts issue them: digits only, exact as a JS number (GitHub's are int64). */
+export function checkCommentId(id: string): string {
+  if (!/^[0-9]{1,15}$/.test(id)) throw new CodeHostError('INVALID_ARGUMENT', `'${id.slice(0, 30)}' is not a comment id`);
+  return id;
+}

@@ -20,6 +20,8 @@ import {
   type Slice,
   type TreeEntry,
 } from './codehost.port';
+// Pull requests (a block of their own, for merges).
+import { checkCommentBody, checkCommentId, checkPullNumber, type PullRequest, type PullRequestComment } from './codehost.port';
 
 export interface GitHubOptions {
   /** `https://api.github.com`, or a GitHub Enterprise Server's `https://host/api/v3`. */
@@ -238,6 +240,42 @@ export class GitHubCodeHost implements CodeHost {
       }
       throw new CodeHostError('UNAVAILABLE', `${subject}: GitHub did not answer (${typeof status === 'number' ? `status ${status}` : 'no response'})`);
     }
+  }
+
+  // ------------------------------------------------------------------ pull requests
+
+  /** https://docs.github.com/rest/pulls/pulls#get-a-pull-request */
+  async getPullRequest(fullName: string, number: number): Promise<PullRequest> {
+    const request = { ...this.repoArgs(fullName), pull_number: checkPullNumber(number) };
+    const { data } = await this.call(`${fullName}#${number}`, () => this.octokit.rest.pulls.get(request));
+    const merged = data.merged === true || (data.merged_at ?? null) !== null;
+    return {
+      number: data.number,
+      url: data.html_url,
+      title: data.title,
+      body: data.body ?? '',
+      state: data.state === 'closed' ? 'closed' : 'open',
+      merged,
+      headSha: data.head.sha,
+      // Before a merge merge_commit_sha is GitHub's test merge commit, which never lands.
+      mergeSha: merged ? (data.merge_commit_sha ?? null) : null,
+      authorLogin: data.user?.login ?? '',
+      authorId: data.user ? String(data.user.id) : '',
+    };
+  }
+
+  /** https://docs.github.com/rest/issues/comments#create-an-issue-comment (a pull request is an issue) */
+  async postComment(fullName: string, number: number, body: string): Promise<PullRequestComment> {
+    const request = { ...this.repoArgs(fullName), issue_number: checkPullNumber(number), body: checkCommentBody(body) };
+    const { data } = await this.call(`${fullName}#${number}`, () => this.octokit.rest.issues.createComment(request));
+    return { id: String(data.id), url: data.html_url, body: data.body ?? '' };
+  }
+
+  /** https://docs.github.com/rest/issues/comments#update-an-issue-comment */
+  async editComment(fullName: string, commentId: string, body: string): Promise<PullRequestComment> {
+    const request = { ...this.repoArgs(fullName), comment_id: Number(checkCommentId(commentId)), body: checkCommentBody(body) };
+    const { data } = await this.call(`${fullName} comment ${commentId}`, () => this.octokit.rest.issues.updateComment(request));
+    return { id: String(data.id), url: data.html_url, body: data.body ?? '' };
   }
 }
 

@@ -23,6 +23,9 @@ import {
   type Slice,
   type TreeEntry,
 } from './codehost.port';
+// Pull requests (a block of their own, for merges).
+import { checkPullNumber, type PullRequest, type PullRequestComment } from './codehost.port';
+import { editLocalComment, gitDirOf, postLocalComment, readPullRecord, toPullRequest } from './local-pull-requests';
 
 export interface LocalGitOptions {
   /** The directory holding `{owner}/{repo}` repositories. */
@@ -240,6 +243,24 @@ export class LocalGitCodeHost implements CodeHost {
       );
       child.stdin?.end();
     });
+  }
+
+  // ------------------------------------------------------------------ pull requests (local-pull-requests.ts)
+
+  async getPullRequest(fullName: string, number: number): Promise<PullRequest> {
+    const gitDir = gitDirOf(await this.repoDir(fullName));
+    const record = await readPullRecord(gitDir, checkPullNumber(number));
+    if (!record) throw new CodeHostError('NOT_FOUND', `${fullName} has no pull request #${number}`);
+    const live = record.state === 'open' ? await this.resolveRef(fullName, record.head).catch(() => null) : null;
+    return toPullRequest(fullName, record, live);
+  }
+
+  async postComment(fullName: string, number: number, body: string): Promise<PullRequestComment> {
+    return postLocalComment(gitDirOf(await this.repoDir(fullName)), fullName, checkPullNumber(number), body);
+  }
+
+  async editComment(fullName: string, commentId: string, body: string): Promise<PullRequestComment> {
+    return editLocalComment(gitDirOf(await this.repoDir(fullName)), fullName, commentId, body);
   }
 }
 
