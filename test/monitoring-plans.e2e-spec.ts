@@ -5,6 +5,7 @@
  */
 import * as fs from 'node:fs';
 import { FakeGitHub } from './support/fake-github';
+import { FakeSlack } from './support/fake-slack';
 import { GitFixture, type GitRepo } from './support/git-fixture';
 import { BOB, eventually, GINA, Stack, TEST_CONFIG } from './support/harness';
 
@@ -15,6 +16,8 @@ const I = 'svc.issues.v1.IssuesService';
 const ACTIVITY = 'type.googleapis.com/svc.nxagent.v1.Activity';
 const UPDATED = '/v1/monitoring-plans:recordPullRequestUpdated';
 const FIX_LINK = '/v1/monitoring-plans:recordPullRequestFixLink';
+const CM = 'svc.monitoring_plans.v1.ChangeMonitorNotificationsService';
+const BOT_TOKEN = 'xoxb-plans-e2e-bot';
 
 interface Plan {
   name: string;
@@ -43,6 +46,8 @@ describe('monitoring plans (svc.monitoring_plans.v1.MonitoringPlanService)', () 
   /** Repositories a GitHub stand-in serves (test/support/fake-github.ts), through the GitHub adapter. */
   const hosted = new GitFixture();
   const github = new FakeGitHub(hosted.root, 'ghp_monitoring_e2e');
+  /** The chat workspace rule 1's DM goes through (test/support/fake-slack.ts). */
+  const slack = new FakeSlack(BOT_TOKEN, [], [{ id: 'U0ALICE', name: 'alice', email: 'alice@acme.test' }]);
   let app: GitRepo;
   let libRepo: GitRepo;
   let c1: string;
@@ -81,8 +86,10 @@ describe('monitoring plans (svc.monitoring_plans.v1.MonitoringPlanService)', () 
     web.branch('feature');
     await web.openPull({ title: 'Hosted change', head: 'feature', author: { login: 'octocat', id: '1' } });
     const apiUrl = await github.start();
+    const slackUrl = await slack.start();
     const cloud = `      - id: github-cloud\n        type: CONNECTION_TYPE_CODEHOST\n        details: {codehost: {provider: github, api_url: "${apiUrl}", token: "ghp_monitoring_e2e"}}\n`;
-    const config = TEST_CONFIG.replace('root: ./repos}}\n', `root: "${fixture.root}"}}\n${cloud}`);
+    const chat = `      - id: slackbot\n        type: CONNECTION_TYPE_CHAT\n        details: {chat: {team_id: T020, bot_token: "${BOT_TOKEN}", api_url: "${slackUrl}"}}\n`;
+    const config = TEST_CONFIG.replace('root: ./repos}}\n', `root: "${fixture.root}"}}\n${cloud}${chat}`);
     stack = await Stack.start({ config });
     [issueA, issueB] = await makeIssues();
     app.branch('fix-retries');
@@ -99,6 +106,7 @@ describe('monitoring plans (svc.monitoring_plans.v1.MonitoringPlanService)', () 
   afterAll(async () => {
     await stack?.destroy();
     await github.stop();
+    await slack.stop();
     fixture.remove();
     hosted.remove();
   });
@@ -163,6 +171,25 @@ describe('monitoring plans (svc.monitoring_plans.v1.MonitoringPlanService)', () 
     expect((await stack.request('POST', `/v1/monitoring-plans/${id}:postComment`, { body: {} })).status).toBe(400);
     expect((await stack.request('POST', `/v1/monitoring-plans/${id}:postComment`, { body: { comment_body: 'x' }, as: BOB })).status).toBe(403);
     expect((await stack.request('POST', '/v1/monitoring-plans/nope:postInProgressComment', { body: {} })).status).toBe(404);
+  });
+
+  it('PostPlanComment also DMs the author once their code-host login is linked and DMs are enabled, and only then (rule 1)', async () => {
+    const { name } = (await stack.request<Recorded>('POST', UPDATED, { body: { pr_url: 'local-git://acme/app/pull/1' } })).body.monitoringPlan;
+    const post = (body: string) => stack.request<{ commentUrl: string }>('POST', `/v1/monitoring-plans/${name.split('/')[1]}:postComment`, { body: { comment_body: body } });
+    // alice has verified a DM destination but not claimed the author's login (ada): the comment only.
+    expect((await stack.rpc(`${CM}/VerifyMyChangeMonitorSlackDM`, { chat_connection: 'connections/slackbot', email: 'alice@acme.test' })).status).toBe(200);
+    const verified = slack.posted.length;
+    expect((await post('## Plan v2')).status).toBe(200);
+    expect(slack.posted).toHaveLength(verified);
+    expect((await stack.rpc(`${CM}/UpdateMyChangeMonitorNotificationPreference`, { chat_dm_enabled: true, codehost_login: 'ada' })).status).toBe(200);
+    const res = await post('## Plan v3\nWatch the retry rate.');
+    expect(res.status).toBe(200);
+    expect((await app.comments('acme/app', 1)).map((c) => c.body)).toContain('## Plan v3\nWatch the retry rate.');
+    expect(slack.posted.slice(verified)).toEqual([expect.objectContaining({ channel: expect.stringMatching(/^D/), text: expect.stringContaining('## Plan v3\nWatch the retry rate.') })]);
+    // With DMs turned off again, nothing more is sent.
+    expect((await stack.rpc(`${CM}/UpdateMyChangeMonitorNotificationPreference`, { chat_dm_enabled: false })).status).toBe(200);
+    expect((await post('## Plan v4')).status).toBe(200);
+    expect(slack.posted).toHaveLength(verified + 1);
   });
 
   it('PostInProgressComment answers an empty commentUrl and records nothing when the host cannot post', async () => {

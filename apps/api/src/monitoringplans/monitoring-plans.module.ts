@@ -9,7 +9,7 @@
 import { Inject, Injectable, Logger, Module, type OnModuleInit } from '@nestjs/common';
 import { CommandBus } from '@nestjs/cqrs';
 import { MonitoringPlans, PLANS } from '@svc/application/areas/monitoringplans/plans';
-import { NO_CHAT_DM, PlanComments, type PlanAuthorNotifier } from '@svc/application/areas/monitoringplans/plan-comments';
+import { PlanComments, type PlanAuthorNotifier } from '@svc/application/areas/monitoringplans/plan-comments';
 import { CodeHosts } from '@svc/application/integrations/code-hosts';
 import {
   ActivateFromDeploymentRequest,
@@ -35,9 +35,23 @@ import { actorOf } from '../auth/principal';
 import { MethodRegistry } from '../http/method-registry';
 import { defineMethod } from '../resource-kit/method-builders';
 import { ResourceKit } from '../resource-kit/resource-kit';
+import { ChangeMonitorDms, ChangeMonitorModule } from '../changemonitor/change-monitor.module';
 
-/** Who gets rule 1's chat DM: bound to NO_CHAT_DM until the chat area provides a notifier (docs/decisions.md). */
+/** Who gets rule 1's chat DM: the author's change-monitor setup, found by their code-host login. */
 export const PLAN_AUTHOR_NOTIFIER = Symbol('PLAN_AUTHOR_NOTIFIER');
+
+const DM_OUTCOMES = { NOT_LINKED: 'not-linked', AMBIGUOUS: 'not-linked', DISABLED: 'disabled', UNAVAILABLE: 'unavailable' } as const;
+
+/** Rule 1's DM through the change-monitor seam, which never throws (best-effort, independent of the comment). */
+function chatDmNotifier(dms: ChangeMonitorDms): PlanAuthorNotifier {
+  return {
+    async notify(org, author, markdown) {
+      if (author.login === '') return 'not-linked';
+      const outcome = await dms.send(org, { codehostLogin: author.login }, `${author.plan} (${author.repository})\n\n${markdown}`);
+      return outcome.sent ? 'sent' : DM_OUTCOMES[outcome.reason];
+    },
+  };
+}
 const PLAN_NAME = /^monitoring-plans\/[a-zA-Z0-9][a-zA-Z0-9_-]{0,127}$/;
 
 /** The plan a comment request names: `name`, or the REST path's `{plan_id}`. */
@@ -104,6 +118,6 @@ function checkDeployment(name: string): string {
   return full;
 }
 
-@Module({ providers: [MonitoringPlanMethods, { provide: PLAN_AUTHOR_NOTIFIER, useValue: NO_CHAT_DM }] })
+@Module({ imports: [ChangeMonitorModule], providers: [MonitoringPlanMethods, { provide: PLAN_AUTHOR_NOTIFIER, useFactory: chatDmNotifier, inject: [ChangeMonitorDms] }] })
 export class MonitoringPlansModule {}
 

@@ -18,14 +18,12 @@ import { PLANS } from './plans';
  * The seam for rule 1's direct message: the plan's author (their code-host login and id) gets the
  * same Markdown in a chat DM when their code-host and chat accounts are linked and change-monitor DMs
  * are enabled. The chat port and the personal setup (ChangeMonitorNotificationsService) are another
- * area's; until one provides a notifier, `NO_CHAT_DM` answers `unavailable`. Best-effort: a notifier
+ * area's (the api binds a notifier over its DM seam, sendChangeMonitorDm). Best-effort: a notifier
  * never throws to its caller (the comment has its own outcome).
  */
 export interface PlanAuthorNotifier {
   notify(org: string, author: { login: string; id: string; repository: string; plan: string }, markdown: string): Promise<'sent' | 'not-linked' | 'disabled' | 'unavailable'>;
 }
-
-export const NO_CHAT_DM: PlanAuthorNotifier = { notify: async () => 'unavailable' };
 
 export const inProgressBody = (plan: string): string =>
   `:hourglass: A monitoring plan for this pull request is being written (${plan}). This comment is updated in place when it is published.`;
