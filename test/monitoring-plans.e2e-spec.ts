@@ -7,7 +7,8 @@ import * as fs from 'node:fs';
 import { FakeGitHub } from './support/fake-github';
 import { FakeSlack } from './support/fake-slack';
 import { GitFixture, type GitRepo } from './support/git-fixture';
-import { BOB, eventually, GINA, Stack, TEST_CONFIG } from './support/harness';
+import { BOB, eventually, GINA, Stack, TEST_CONFIG_WITH_TELEMETRY } from './support/harness';
+import { GAUGE_SQL } from './support/indicators';
 
 const P = 'svc.monitoring_plans.v1.MonitoringPlanService';
 const A = 'svc.nxagent.v2.AgentService';
@@ -89,7 +90,7 @@ describe('monitoring plans (svc.monitoring_plans.v1.MonitoringPlanService)', () 
     const slackUrl = await slack.start();
     const cloud = `      - id: github-cloud\n        type: CONNECTION_TYPE_CODEHOST\n        details: {codehost: {provider: github, api_url: "${apiUrl}", token: "ghp_monitoring_e2e"}}\n`;
     const chat = `      - id: slackbot\n        type: CONNECTION_TYPE_CHAT\n        details: {chat: {team_id: T020, bot_token: "${BOT_TOKEN}", api_url: "${slackUrl}"}}\n`;
-    const config = TEST_CONFIG.replace('root: ./repos}}\n', `root: "${fixture.root}"}}\n${cloud}${chat}`);
+    const config = TEST_CONFIG_WITH_TELEMETRY.replace('root: ./repos}}\n', `root: "${fixture.root}"}}\n${cloud}${chat}`);
     stack = await Stack.start({ config });
     [issueA, issueB] = await makeIssues();
     app.branch('fix-retries');
@@ -311,6 +312,19 @@ describe('monitoring plans (svc.monitoring_plans.v1.MonitoringPlanService)', () 
     const posted = await stack.request<{ commentUrl: string }>('POST', `/v1/monitoring-plans/${id}:postInProgressComment`, { body: {} });
     expect(posted.body.commentUrl).toMatch(/^https:\/\/github\.com\/octo\/web\/pull\/1#issuecomment-[0-9]+$/);
     expect(github.requests.filter((r) => r.method === 'POST').map((r) => [r.path, r.authorization])).toEqual([['/repos/octo/web/issues/1/comments', 'token ghp_monitoring_e2e']]);
+  });
+
+  it('indicators relate to monitoring plans: a plan that exists, never one that does not (spec part 3, indicator relations)', async () => {
+    const { name } = (await stack.request<Recorded>('POST', UPDATED, { body: { pr_url: 'local-git://acme/app/pull/1' } })).body.monitoringPlan;
+    const indicator = { display_name: 'Retry queue', kind: 'INDICATOR_KIND_GAUGE', query: { connections: ['connections/telemetry'], engine_sql: GAUGE_SQL } };
+    const created = await stack.request('POST', '/v1/indicators', { body: { indicator_id: 'retry-queue', indicator, initial_resource: name } });
+    expect(created.status).toBe(200);
+    const R = 'svc.goals.v1.IndicatorRelationsService';
+    const related = await stack.rpc<{ indicatorRelations: Array<{ resource: string }> }>(`${R}/ListIndicatorRelations`, { filter: `resource = '${name}'` });
+    expect(related.body.indicatorRelations.map((r) => r.resource)).toEqual([name]);
+    const ghost = await stack.rpc(`${R}/CreateIndicatorRelation`, { indicator_relation: { indicator: 'indicators/retry-queue', resource: 'monitoring-plans/ghost' } });
+    // A missing relation target is the request's fault, as for agents and issues (indicator-commands.ts).
+    expect(ghost).toMatchObject({ status: 400, body: { error: { status: 'INVALID_ARGUMENT', message: expect.stringContaining("'monitoring-plans/ghost' does not exist") } } });
   });
 
   it('refuses a pull request no code host of the organization has, and a URL that is not a pull request', async () => {
