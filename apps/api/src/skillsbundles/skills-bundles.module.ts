@@ -14,7 +14,7 @@ import {
 } from '@svc/contracts/skillsbundles/skillsbundles.contract';
 import { invalid } from '@svc/domain/shared/domain-error';
 import { checkBranch, checkDirectory, checkRepository } from '@svc/domain/skillsbundles/skills-bundle.resource';
-import { discoverSkills, type Skill, type SkillsSource } from '@svc/infrastructure/integrations/codehost/skills';
+import { discoverSkills, skillsSourceOf, type Skill, type SkillsSource } from '@svc/infrastructure/integrations/codehost/skills';
 import { ConnectionCredentials } from '../connections/connection-credentials';
 import { ConnectionsModule } from '../connections/connections.module';
 import { GetDocumentQuery } from '../cqrs/queries';
@@ -44,13 +44,7 @@ class SkillsBundleMethods implements OnModuleInit {
           if (!BUNDLE_NAME.test(request.parent)) throw invalid(`parent must look like 'skills-bundles/{skills_bundle_id}', got '${request.parent}'`);
           const bundle = await this.queries.execute(new GetDocumentQuery('skills-bundles', principal.org, request.parent, 'skills bundle'));
           if (bundle.deleteTime) return { skills: [], nextPageToken: '' };
-          const source: SkillsSource = {
-            connection: String(bundle.connection),
-            repository: String(bundle.repository),
-            directory: typeof bundle.directory === 'string' && bundle.directory !== '' ? bundle.directory : 'skills',
-            branch: typeof bundle.branch === 'string' ? bundle.branch : '',
-          };
-          return { skills: await this.skillsOf(principal.org, source), nextPageToken: '' };
+          return { skills: await this.skillsOf(principal.org, skillsSourceOf(bundle)), nextPageToken: '' };
         },
       ),
       defineMethod(

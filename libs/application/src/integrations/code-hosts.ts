@@ -4,11 +4,10 @@
  * key, and the first whose host knows a repository. A host that does not answer throws, so a reactor
  * retries the event with backoff rather than deciding without it.
  */
-import { SecretBox, openSecrets } from '@svc/infrastructure/config/secrets';
-import { CODEHOST_CONNECTION_TYPE, codeHostOf } from '@svc/infrastructure/integrations/codehost/codehost-of';
+import type { SecretBox } from '@svc/infrastructure/config/secrets';
+import { CODEHOST_CONNECTION_TYPE, codeHostOfDocument } from '@svc/infrastructure/integrations/codehost/codehost-of';
 import { CodeHostError, type CodeHost } from '@svc/infrastructure/integrations/codehost/codehost.port';
 import type { ReadStore } from '@svc/infrastructure/read-store/read-store.port';
-import { toCamelDeep } from '@svc/infrastructure/wire';
 
 /** Code-host connections one lookup tries (ours: an organization has a handful). */
 const MAX_CODE_HOSTS = 20;
@@ -27,7 +26,7 @@ export class CodeHosts {
     for (const doc of connections) {
       let host: CodeHost;
       try {
-        host = codeHostOf({ name: String(doc.name), connectionType: doc.connectionType, connectionDetails: toCamelDeep(openSecrets(doc.connectionDetails ?? {}, this.secrets)) });
+        host = codeHostOfDocument(doc, this.secrets);
       } catch {
         continue; // a connection without a usable host (or whose secret cannot be opened here) cannot answer
       }

@@ -5,6 +5,8 @@
  */
 import * as path from 'node:path';
 import { DomainError, failedPrecondition, invalid } from '@svc/domain/shared/domain-error';
+import { openSecrets, type SecretBox } from '../../config/secrets';
+import { toCamelDeep } from '../../wire/casing';
 import { CodeHostError, type CodeHost } from './codehost.port';
 import { GitHubCodeHost } from './github.codehost';
 import { LocalGitCodeHost } from './local-git.codehost';
@@ -29,6 +31,15 @@ export function codeHostOf(connection: CodeHostConnection, options: { timeoutMs?
     return new GitHubCodeHost({ token: details.token, ...(typeof details.apiUrl === 'string' ? { apiUrl: details.apiUrl } : {}), ...options });
   }
   throw failedPrecondition(`${connection.name} names no usable code host (details.codehost needs provider local-git with root, or github with token)`, 'CODEHOST_NOT_CONFIGURED');
+}
+
+/**
+ * The code host of a connection as the read model stores it (secrets sealed, keys as written), for the
+ * processes that act without a request: secrets opened with this process's key, keys camelCased.
+ */
+export function codeHostOfDocument(doc: Record<string, unknown>, secrets: SecretBox, options: { timeoutMs?: number; env?: NodeJS.ProcessEnv } = {}): CodeHost {
+  const connectionDetails = toCamelDeep(openSecrets(doc.connectionDetails ?? {}, secrets, options.env));
+  return codeHostOf({ name: String(doc.name), connectionType: doc.connectionType, connectionDetails }, { timeoutMs: options.timeoutMs });
 }
 
 /**

@@ -10,14 +10,13 @@
  */
 import { BUILT_IN_SKILLS } from '@svc/domain/skillsbundles/builtin-skills';
 import { DomainError } from '@svc/domain/shared/domain-error';
-import { openSecrets, SecretBox, SecretUnavailableError } from '../../config/secrets';
+import { SecretBox, SecretUnavailableError } from '../../config/secrets';
 import { docId } from '../../projection/projection';
 import type { Doc, ReadStore } from '../../read-store/read-store.port';
-import { toCamelDeep } from '../../wire/casing';
 import type { RuntimeSkill, RuntimeSkills } from '../agent-runtime/agent-runtime.port';
-import { codeHostOf } from './codehost-of';
-import { CodeHostError, type CodeHost } from './codehost.port';
-import { discoverSkills, type Skill, type SkillsSource } from './skills';
+import { codeHostOfDocument } from './codehost-of';
+import { CodeHostError } from './codehost.port';
+import { discoverSkills, skillsSourceOf, type Skill } from './skills';
 
 /** Bundles read for one session (in name order); the others are reported as not read. */
 export const MAX_SESSION_BUNDLES = 20;
@@ -38,8 +37,6 @@ export interface SessionSkillsOptions {
   env?: NodeJS.ProcessEnv;
   cacheMs?: number;
   now?: () => number;
-  /** The host of a connection (tests swap it); by default codeHostOf on the opened details. */
-  hostOf?: (connection: Doc, details: Record<string, unknown>) => CodeHost;
   log?: (line: string) => void;
 }
 
@@ -117,20 +114,11 @@ export class SessionSkills {
   }
 
   private async load(org: string, bundle: Doc): Promise<Outcome> {
-    const connectionName = String(bundle.connection ?? '');
-    const source: SkillsSource = {
-      connection: connectionName,
-      repository: String(bundle.repository ?? ''),
-      directory: typeof bundle.directory === 'string' && bundle.directory !== '' ? bundle.directory : 'skills',
-      branch: typeof bundle.branch === 'string' ? bundle.branch : '',
-    };
+    const source = skillsSourceOf(bundle);
     try {
-      const connection = await this.options.reads.collection('connections').findOne({ _id: docId(org, connectionName) });
-      if (!connection || connection.deleteTime) return { error: `its connection '${connectionName}' is not configured` };
-      const details = toCamelDeep(openSecrets(connection.connectionDetails ?? {}, this.options.secrets, this.options.env)) as Record<string, unknown>;
-      const host = this.options.hostOf
-        ? this.options.hostOf(connection, details)
-        : codeHostOf({ name: connectionName, connectionType: connection.connectionType, connectionDetails: details }, { timeoutMs: HOST_TIMEOUT_MS });
+      const connection = await this.options.reads.collection('connections').findOne({ _id: docId(org, source.connection) });
+      if (!connection || connection.deleteTime) return { error: `its connection '${source.connection}' is not configured` };
+      const host = codeHostOfDocument(connection, this.options.secrets, { timeoutMs: HOST_TIMEOUT_MS, env: this.options.env });
       return { skills: await discoverSkills(host, source) };
     } catch (error) {
       // These messages are written to name the repository or the setting, never a credential.

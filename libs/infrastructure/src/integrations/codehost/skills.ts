@@ -23,6 +23,16 @@ export interface SkillsSource {
   branch: string;
 }
 
+/** Where a stored bundle's skills live: `directory` defaults to `skills`, an empty `branch` is the default branch. */
+export function skillsSourceOf(bundle: Record<string, unknown>): SkillsSource {
+  return {
+    connection: String(bundle.connection ?? ''),
+    repository: String(bundle.repository ?? ''),
+    directory: typeof bundle.directory === 'string' && bundle.directory !== '' ? bundle.directory : 'skills',
+    branch: typeof bundle.branch === 'string' ? bundle.branch : '',
+  };
+}
+
 export interface Skill {
   name: string;
   description: string;
