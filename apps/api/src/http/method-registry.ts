@@ -5,9 +5,9 @@ import type { ResponseDeclaration } from '@svc/contracts/shared/responses';
 import { SPEC_METHOD_BY_KEY } from '@svc/contracts/catalog';
 import { DomainError } from '@svc/domain/shared/domain-error';
 import { parseRequest } from '@svc/infrastructure/requests/parse-request';
+import { toSnakeDeep } from '@svc/infrastructure/wire';
 import type { Principal } from '../auth/principal';
 import { unimplemented } from './errors';
-import { presentCase } from './response-case';
 
 // Request parsing is shared with the CLI (evaluations record), so it lives in libs.
 export { parseRequest };
@@ -157,7 +157,11 @@ export class MethodRegistry {
     }
     const raw = via === 'rest' && definition.fromRest && isObject(body) ? definition.fromRest(body) : body;
     const request = await parseRequest(definition, raw);
-    return presentCase(definition, await definition.handle({ principal, request, headers }));
+    const answer = await definition.handle({ principal, request, headers });
+    // Handlers build lowerCamelCase answers (the read models' shape); a method declared snake_case
+    // (agent SLOs, spec part 1 wire convention 2) is converted here, once, with the requests' JSON
+    // names. Event streams and empty answers pass through.
+    return definition.responseCase === 'snake' ? toSnakeDeep(answer, { preserveKeysUnder: definition.preserveKeysUnder }) : answer;
   }
 }
 

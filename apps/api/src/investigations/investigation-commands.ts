@@ -35,7 +35,8 @@ import { Uploads } from '../artifacts/uploads';
 import { DecideAndAppend } from '@svc/application/commands/decide-and-append';
 import { ResourceKit } from '../resource-kit/resource-kit';
 import { ResourceReferences } from '../resource-kit/references';
-import { chooseId, type ResourceRequest } from '../resource-kit/request-envelopes';
+import type { ResourceRequest } from '../resource-kit/request-envelopes';
+import { chooseId } from '../resource-kit/resource-methods';
 import { SessionCommands } from '../sessions/session-commands';
 
 @Injectable()

@@ -32,9 +32,13 @@ export class ResourceReferences {
     this.facts.set(kind, provider);
   }
 
-  /** The facts of a create or update of `spec` (undefined when its kind has no provider). */
-  async factsFor(spec: ResourceSpec, org: string, refs: References): Promise<Facts | undefined> {
-    return this.facts.get(spec.kind)?.(org, refs);
+  /**
+   * What the decider judges a create or update of `spec` with: the resources the body refers to, and
+   * the facts of its kind (undefined when its kind has no provider), in one call.
+   */
+  async judged(spec: ResourceSpec, org: string, resource: Record<string, unknown>): Promise<{ refs: References; facts: Facts | undefined }> {
+    const refs = await this.lookUp(spec, org, resource);
+    return { refs, facts: await this.facts.get(spec.kind)?.(org, refs) };
   }
 
   /** The resources a request body refers to (null when missing). */

@@ -1,22 +1,19 @@
 /**
  * What a kit request carries around the resource itself: the Create / Update envelope DTO, the
- * resource name it targets, the ID of a new resource, and the update_mask read as an UpdateScope.
+ * resource name it targets, and the update_mask read as an UpdateScope (the ID of a new resource and
+ * the resource object are resource-methods.ts's, where Create uses them).
  */
 // class-transformer reads design-time metadata: whoever loads this module needs the Reflect polyfill first.
 import 'reflect-metadata';
 import { Type } from 'class-transformer';
 import { IsNotEmpty, IsObject, IsOptional, IsString, ValidateNested } from 'class-validator';
-import { randomUUID } from 'node:crypto';
-import { v5 as uuidv5 } from 'uuid';
 import { MutatingRequest } from '@svc/contracts/shared/requests';
 import type { ResourceApi } from '@svc/contracts/shared/resource-api';
-import type { Actor } from '@svc/domain/shared/decider';
 import { invalid } from '@svc/domain/shared/domain-error';
 import { namePattern, nameTemplate, type ResourceSpec, type UpdateScope } from '@svc/domain/shared/resource';
 import { parseUpdateMask, type UpdateMaskSpec } from '@svc/infrastructure/query';
 import { camelToSnake } from '@svc/infrastructure/wire';
 
-const GENERATED_ID_NAMESPACE = 'a4f0a5c8-2f7e-4d7b-9a51-3c1e8e0b6d12';
 /** Server-set fields of every resource: a mask may name them, an update ignores them (AIP-203). */
 const OUTPUT_ONLY = ['name', 'createTime', 'updateTime', 'deleteTime'];
 
@@ -47,11 +44,6 @@ export function envelope(spec: ResourceSpec, api: ResourceApi, method: 'create' 
   return Envelope as new () => ResourceRequest;
 }
 
-/** The resource object of a Create or Update request: validated by the envelope; a plain copy for the domain. */
-export function resourceOf(api: Pick<ResourceApi, 'singular'>, request: ResourceRequest): Record<string, unknown> {
-  return { ...(request[api.singular] as object | undefined) };
-}
-
 /** A checker of names a request field holds: INVALID_ARGUMENT showing the template unless `rule` matches. */
 export function nameRule(rule: RegExp, template: string, field = 'name'): (name: unknown) => string {
   return (name) => {
@@ -63,17 +55,6 @@ export function nameRule(rule: RegExp, template: string, field = 'name'): (name:
 /** Requests name resources of this collection only: `notes/{note_id}`, `services/{id}/dimensions/{...}`. */
 export function nameChecker(spec: ResourceSpec, idLabel = 'id', field = 'name'): (name: unknown) => string {
   return nameRule(namePattern(spec), nameTemplate(spec, idLabel), field);
-}
-
-/** A client-chosen ID, or one generated (deterministically from request_id, so a retry names the same resource). */
-export function chooseId(spec: ResourceSpec, api: ResourceApi, request: ResourceRequest, actor: Actor): string {
-  const given = request[api.idField];
-  if (given !== undefined && given !== null && given !== '') {
-    if (typeof given !== 'string') throw invalid(`${camelToSnake(api.idField)} must be a string`);
-    return given;
-  }
-  if (spec.idRequired) throw invalid(`${camelToSnake(api.idField)} is required`);
-  return request.requestId ? uuidv5(`${actor.org}|${spec.collection}|${request.requestId}`, GENERATED_ID_NAMESPACE) : randomUUID();
 }
 
 /** The fields an update_mask may name: settable ones, and server-set ones (ignored) beyond the common four. */

@@ -3,7 +3,7 @@ import type { Actor } from '@svc/domain/shared/decider';
 import type { ResourceCommand, ResourceSpec } from '@svc/domain/shared/resource';
 import { ClaimUniqueValues } from '@svc/application/commands/claim-unique-values';
 import { DecideAndAppend } from '@svc/application/commands/decide-and-append';
-import { ResourceCommands } from './resource-commands';
+import { ResourceCommands } from './resource-methods';
 
 const spec = (unique?: string[]): ResourceSpec =>
   ({ kind: 'Shelf', collection: 'shelves', idRequired: false, idPattern: /^[a-z]+$/, idRule: 'lowercase', settable: ['code'], undeletable: false, unique }) as ResourceSpec;

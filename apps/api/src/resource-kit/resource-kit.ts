@@ -7,7 +7,7 @@ import { READ_STORE } from '@svc/infrastructure/nest/tokens';
 import type { ReadStore } from '@svc/infrastructure/read-store/read-store.port';
 import { MethodRegistry, type MethodDefinition, type MethodEffect } from '../http/method-registry';
 import { type FactsProvider, ResourceReferences } from './references';
-import { ResourceCommands } from './resource-commands';
+import { ResourceCommands } from './resource-methods';
 import {
   changelogMethods,
   createResource,

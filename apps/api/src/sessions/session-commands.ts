@@ -19,7 +19,8 @@ import { READ_STORE, SETTINGS } from '@svc/infrastructure/nest/tokens';
 import type { ReadStore } from '@svc/infrastructure/read-store/read-store.port';
 import { sessionCommand, startSession } from '@svc/application/sessions/start-session';
 import { ResourceReferences } from '../resource-kit/references';
-import { chooseId, type ResourceRequest } from '../resource-kit/request-envelopes';
+import type { ResourceRequest } from '../resource-kit/request-envelopes';
+import { chooseId } from '../resource-kit/resource-methods';
 
 export interface NewSession {
   parent: unknown;
