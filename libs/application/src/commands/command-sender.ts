@@ -1,6 +1,6 @@
 import type { Command, ICommandHandler } from '@nestjs/cqrs';
 import type { CommandService } from '@svc/infrastructure/commands/command-service';
-import { ClaimSessionName, ClaimSessionNameHandler } from '../sessions/claim-session-name';
+import { ClaimSessionName, ClaimSessionNameHandler } from '../sessions/start-session';
 import { ClaimUniqueValues, ClaimUniqueValuesHandler } from './claim-unique-values';
 import { DecideAndAppend, DecideAndAppendHandler } from './decide-and-append';
 

@@ -1,4 +1,4 @@
-import { ClaimSessionNameHandler } from '../sessions/claim-session-name';
+import { ClaimSessionNameHandler } from '../sessions/start-session';
 import { ClaimUniqueValuesHandler } from './claim-unique-values';
 import { DecideAndAppendHandler } from './decide-and-append';
 

@@ -9,8 +9,9 @@ import { CommandService } from '@svc/infrastructure/commands/command-service';
 import type { EventMetadata } from '@svc/infrastructure/event-store/event-store.port';
 import { SqliteEventStore } from '@svc/infrastructure/event-store/sqlite-event-store';
 import { localCommandBus } from '../commands/command-sender';
-import { afterRecord, fireOutcome, type Occasion, occasionSession, recordOccasion, scheduleOccasion, triggerActor } from './occasion-step';
-import { TriggerFire } from './trigger-fire';
+import { DecideAndAppend } from '../commands/decide-and-append';
+import { ClaimSessionName } from '../sessions/start-session';
+import { afterRecord, fireOutcome, type Occasion, occasionSession, occasionStep, recordOccasion, scheduleOccasion, TriggerFire, triggerActor } from './trigger-fire';
 
 const TYPE_HOST = 'type.googleapis.com';
 const trigger = { org: 'acme', name: 'triggers/nightly', agent: 'agents/triage', displayName: 'Nightly' };
@@ -74,6 +75,20 @@ describe('the occasion step (occasion → commands)', () => {
   it('given an agent that is gone (never made, or deleted), starts no session', () => {
     expect(occasionSession(trigger, occasion, { resource: null, deleted: false }, TYPE_HOST, actor)).toBeNull();
     expect(occasionSession(trigger, occasion, { ...agentOn, deleted: true }, TYPE_HOST, actor)).toBeNull();
+  });
+
+  it('builds every command of the fire at once: the record, then the session\'s check, name claim and creation, in order', () => {
+    const step = occasionStep(trigger, occasion, agentOn, TYPE_HOST, NOW);
+    expect(step.record).toEqual(recordOccasion(trigger, occasion, 'AGENT_STATE_ON', actor));
+    const [check, claim, create] = step.session ?? [];
+    const name = `agents/triage/sessions/${occasionSessionId('acme', 'triggers/nightly', occasion.key)}`;
+    expect(check).toBeInstanceOf(DecideAndAppend);
+    expect((check as DecideAndAppend<unknown, { type: string }, never>).stream).toMatchObject({ streamId: sessionStreamId('acme', name), dryRun: true, command: { type: 'CreateSession' } });
+    expect(claim).toEqual(new ClaimSessionName(name, actor, `invoke|triggers/nightly|${occasion.key}`));
+    expect((create as DecideAndAppend<unknown, { type: string }, never>).stream).toMatchObject({ streamId: sessionStreamId('acme', name), create: true, command: { type: 'CreateSession' } });
+    expect(step.session).toHaveLength(3);
+    // No session when the agent is gone; the record still goes (as fired, and the outcome says why).
+    expect(occasionStep(trigger, occasion, { resource: null, deleted: false }, TYPE_HOST, NOW).session).toBeNull();
   });
 
   it('answers fired for a new record and already-fired for one found', () => {
