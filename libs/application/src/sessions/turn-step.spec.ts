@@ -1,7 +1,7 @@
 import type { SessionEvent } from '@svc/contracts/sessions/session.events';
 import type { Actor } from '@svc/domain/shared/decider';
 import { RuntimeFault } from '@svc/infrastructure/integrations/agent-runtime/agent-runtime.port';
-import { failureAnswer, turnAnswer, turnStart, turnView } from './turn-step';
+import { failureAnswer, turnAnswer, turnStart, turnView } from './turn-runner';
 
 const T = '2026-01-01T00:00:00.000Z';
 const ACTIVITY = 'type.googleapis.com/svc.nxagent.v1.Activity';

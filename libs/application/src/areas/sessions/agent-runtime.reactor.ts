@@ -19,7 +19,8 @@ import type { ReactorJob } from '@svc/infrastructure/reactors/event-reactor';
 import type { Reactor } from '../../reactors/reactor';
 import { type TurnRef, TurnRunner } from '../../sessions/turn-runner';
 
-type TurnJob = ReactorJob & { ref: TurnRef };
+/** The job is the turn itself (plus the runner's key and label), so the runner takes it as it comes. */
+type TurnJob = ReactorJob & TurnRef;
 
 export const agentRuntimeReactor: Reactor = {
   name: 'agent-runtime',
@@ -41,15 +42,15 @@ export const agentRuntimeReactor: Reactor = {
       commands: folds,
       runtime,
       typeHost: settings.typeHost,
-      publish: (org, topic, notification) => notifications.publish(org, topic, notification),
+      publish: notifications.publish.bind(notifications),
       log,
-      skills: (org) => skills.forOrganization(org),
+      skills: skills.forOrganization.bind(skills),
     });
     return {
       runner: follow<TurnJob>(
         {
           select: turnRequested,
-          run: (job, signal) => runner.run(job.ref, signal),
+          run: runner.run.bind(runner),
           retryAfterMs: (error) => (error instanceof RuntimeFault && error.retryAfterMs ? error.retryAfterMs : undefined),
         },
         { concurrency: runtimeSettings.concurrency },
@@ -67,5 +68,5 @@ function turnRequested(record: RecordedEvent): TurnJob | null {
   const turnId = record.data.turnId;
   if (colon < 0 || typeof turnId !== 'string') return null;
   const ref: TurnRef = { org: record.metadata.org, sessionName: record.streamId.slice(colon + 1), turnId, after: positionToString(record.position) };
-  return { key: `${ref.org}|${ref.sessionName}`, label: `${ref.sessionName} ${turnId}`, ref };
+  return { key: `${ref.org}|${ref.sessionName}`, label: `${ref.sessionName} ${turnId}`, ...ref };
 }
