@@ -1,8 +1,8 @@
 /**
- * The session write path of the api: every session command goes down the command bus (DecideAndAppend
- * on the session stream, waiting for the sessions projection). Creating a session (CreateSession,
- * Write with parent, LaunchBacktest, InvokeTrigger) resolves the parent and the ID from the request,
- * then starts the session as every process does (libs/application/src/sessions/start-session.ts).
+ * Creating a session from the api (CreateSession, Write with parent, LaunchBacktest, InvokeTrigger):
+ * resolves the parent and the ID from the request, then starts the session as every process does
+ * (libs/application/src/sessions/start-session.ts), waiting for the sessions projection. A Write to
+ * an existing session sends its command from the route itself (sessions.module.ts).
  */
 import { Inject, Injectable } from '@nestjs/common';
 import { CommandBus } from '@nestjs/cqrs';
@@ -11,13 +11,12 @@ import { agentSpec } from '@svc/domain/agents/agent.resource';
 import type { Actor } from '@svc/domain/shared/decider';
 import type { JsonObject } from '@svc/domain/shared/json-path';
 import { storeOf } from '@svc/domain/shared/resource';
-import type { MessagesInput, SessionCommand, SessionState } from '@svc/domain/sessions/session.decider';
+import type { MessagesInput, SessionState } from '@svc/domain/sessions/session.decider';
 import { sessionSpec } from '@svc/domain/sessions/session.resource';
-import type { Handled } from '@svc/infrastructure/commands/command-service';
 import type { Settings } from '@svc/infrastructure/config/env';
 import { READ_STORE, SETTINGS } from '@svc/infrastructure/nest/tokens';
 import type { ReadStore } from '@svc/infrastructure/read-store/read-store.port';
-import { sessionCommand, startSession } from '@svc/application/sessions/start-session';
+import { startSession } from '@svc/application/sessions/start-session';
 import { ResourceReferences } from '../resource-kit/references';
 import type { ResourceRequest } from '../resource-kit/request-envelopes';
 import { chooseId } from '../resource-kit/resource-methods';
@@ -63,9 +62,5 @@ export class SessionCommands {
       waitFor: storeOf(sessionSpec),
     });
     return started.state;
-  }
-
-  send(name: string, requestId: string | undefined, command: SessionCommand, options: { create?: boolean; dryRun?: boolean } = {}): Promise<Handled<SessionState>> {
-    return this.bus.execute(sessionCommand(name, requestId, command, { ...options, waitFor: storeOf(sessionSpec) }));
   }
 }

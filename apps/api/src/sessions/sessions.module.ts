@@ -1,5 +1,5 @@
 import { Inject, Injectable, Module, type OnModuleInit } from '@nestjs/common';
-import { QueryBus } from '@nestjs/cqrs';
+import { CommandBus, QueryBus } from '@nestjs/cqrs';
 import {
   CreateSessionRequest,
   DescribeSessionsResponse,
@@ -19,7 +19,9 @@ import { invalid } from '@svc/domain/shared/domain-error';
 import type { JsonObject } from '@svc/domain/shared/json-path';
 import type { SessionState } from '@svc/domain/sessions/session.decider';
 import { sessionSpec } from '@svc/domain/sessions/session.resource';
+import { storeOf } from '@svc/domain/shared/resource';
 import { normaliseTime } from '@svc/domain/shared/time';
+import { sessionCommand } from '@svc/application/sessions/start-session';
 import { READ_STORE } from '@svc/infrastructure/nest/tokens';
 import type { ReadStore } from '@svc/infrastructure/read-store/read-store.port';
 import { actorOf } from '../auth/principal';
@@ -33,6 +35,8 @@ import { describe, incognitoScope, ReadSessionHandler, ReadSessionQuery, SESSION
 const SETTINGS = ['associatedResources', 'incognito', 'automated', 'bashPrelude', 'runtime', 'inputs', 'dryRun', 'title', 'compatProvider', 'compatModel', 'compatReasoningEffort'] as const;
 const checkSession = nameChecker(sessionSpec, 'id', 'session');
 const checkAgentName = nameRule(/^agents\/[^/]+$/, 'agents/{agent}', 'agent_name');
+/** The projection a session command waits for (read your writes). */
+const SESSIONS = storeOf(sessionSpec);
 
 /**
  * svc.nxagent.v2.AgentService's session methods beyond the kit's Get / Update / Delete (which the
@@ -45,6 +49,7 @@ class SessionMethods implements OnModuleInit {
   constructor(
     private readonly registry: MethodRegistry,
     private readonly queries: QueryBus,
+    private readonly bus: CommandBus,
     private readonly sessions: SessionCommands,
     @Inject(READ_STORE) reads: ReadStore,
   ) {
@@ -105,7 +110,8 @@ class SessionMethods implements OnModuleInit {
       return { session: createdName(state), sessionLength: state.length };
     }
     const name = checkSession(request.session);
-    const { state } = await this.sessions.send(name, request.requestId, { type: 'Write', actor, name, typeHost: this.sessions.typeHost, ...input });
+    const command = sessionCommand(name, request.requestId, { type: 'Write', actor, name, typeHost: this.sessions.typeHost, ...input }, { waitFor: SESSIONS });
+    const { state } = await this.bus.execute(command);
     return { session: name, sessionLength: state.length };
   }
 

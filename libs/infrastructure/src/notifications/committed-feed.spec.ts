@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { SqliteEventStore, type Position } from '../event-store';
 import { Faults, FaultyEventStore } from '../testing/faulty-stores';
 import { CommittedFeed, followCommitted, type CommittedBatch } from './committed-feed';
-import { committedNotifications } from './session-notifications';
+import { committedNotifications } from './session-notification-stream';
 
 const HOST = 'example.test';
 const activity = (text: string) => ({ '@type': `${HOST}/svc.nxagent.v1.Activity`, user: { text: { text } } });

@@ -12,10 +12,10 @@
  *
  * The api's NotificationStreams only translates a subscriber to SSE frames (ids, heartbeats, limits).
  */
+import { ACTIVITY_TYPE, SESSION_EVENTS, type SessionMessagesWrittenData } from '@svc/contracts/sessions/session.events';
 import { comparePositions, positionFromString, type EventStore, type Position, type RecordedEvent } from '../event-store/event-store.port';
 import { CommittedFeed, followCommitted, type CommittedBatch } from './committed-feed';
 import type { BusNotification, NotificationBody, NotificationBus } from './notification-bus.port';
-import { committedNotifications } from './session-notifications';
 
 /**
  * Body key of a notification published in answer to a committed event (a turn's output, after the
@@ -27,6 +27,29 @@ export const AFTER_POSITION_KEY = '_after';
 /** `body`, marked to reach subscribers only after the committed event at `after` (positionToString); unmarked without one. */
 export function afterCommitted(body: NotificationBody, after: string | undefined): NotificationBody {
   return after ? { ...body, [AFTER_POSITION_KEY]: after } : body;
+}
+
+export const ACTIVITY_NOTIFICATION_TYPE = 'svc.nxagent.v1.ActivityNotification';
+
+/**
+ * The committed notifications an event stands for (spec part 1, "Notification stream payloads"):
+ * each message of a SessionMessagesWritten, on the session's topic, as an ActivityNotification (its
+ * 0-based sessionOffset and the activity as an inner Any) followed by the bare Activity. Every other
+ * event stands for none. Type URLs use the configured type host; the activity is the Any as accepted.
+ */
+export function committedNotifications(event: RecordedEvent, typeHost: string): BusNotification[] {
+  if (event.type !== SESSION_EVENTS.messagesWritten || !event.streamId.startsWith('session-')) return [];
+  const topic = event.streamId.slice(event.streamId.indexOf(':') + 1);
+  const data = event.data as unknown as SessionMessagesWrittenData;
+  const org = event.metadata.org;
+  return data.messages.flatMap((activity, i) => [
+    {
+      org,
+      topic,
+      notification: { value: { '@type': `${typeHost}/${ACTIVITY_NOTIFICATION_TYPE}`, sessionOffset: data.firstOffset + i, activity } },
+    },
+    { org, topic, notification: { value: { ...activity, '@type': activity['@type'] || `${typeHost}/${ACTIVITY_TYPE}` } } },
+  ]);
 }
 
 /** Where one subscriber's notifications go, in the order the rules above give them. */
@@ -66,7 +89,8 @@ export class SessionNotificationStream {
 
   constructor(private readonly options: SessionStreamOptions) {
     const { events, bus, typeHost, onFault } = options;
-    this.feed = new CommittedFeed(events, (event: RecordedEvent) => committedNotifications(event, typeHost), () => bus.sync(), onFault);
+    // The bus's sync runs before each live event's notifications go out (the second rule above).
+    this.feed = new CommittedFeed(events, (event: RecordedEvent) => committedNotifications(event, typeHost), bus.sync.bind(bus), onFault);
   }
 
   /** Open subscribers' committed listeners (0 once every subscriber has closed). */
