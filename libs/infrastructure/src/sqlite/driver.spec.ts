@@ -3,10 +3,11 @@ import * as path from 'node:path';
 import { SQLITE_DRIVER, SQLITE_DRIVERS, openSqlite, requireDriver, sqliteDriverFor, sqliteDriverPath } from './driver';
 
 describe('the SQLite driver', () => {
-  it('is better-sqlite3 12 on Node 20 and the Node-API 13 alias from Node 22 on', () => {
+  it('is better-sqlite3 12 on Node 20 and 22 and the Node-API 13 alias from Node 24 on', () => {
     expect(sqliteDriverFor('20.19.0')).toBe(SQLITE_DRIVERS.v8);
     expect(sqliteDriverFor('20.20.2')).toBe(SQLITE_DRIVERS.v8);
-    expect(sqliteDriverFor('22.12.0')).toBe(SQLITE_DRIVERS.napi);
+    expect(sqliteDriverFor('22.12.0')).toBe(SQLITE_DRIVERS.v8);
+    expect(sqliteDriverFor('24.0.0')).toBe(SQLITE_DRIVERS.napi);
     expect(sqliteDriverFor('24.21.0')).toBe(SQLITE_DRIVERS.napi);
     expect(sqliteDriverFor('26.0.0')).toBe(SQLITE_DRIVERS.napi);
     expect(SQLITE_DRIVER).toBe(sqliteDriverFor(process.versions.node));
