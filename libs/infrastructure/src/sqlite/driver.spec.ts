@@ -27,7 +27,7 @@ describe('the SQLite driver', () => {
   it('says which driver is missing and what to do, instead of a bare module error', () => {
     expect(() => requireDriver(SQLITE_DRIVERS.napi, () => {
       throw Object.assign(new Error(`Cannot find module '${SQLITE_DRIVERS.napi}'`), { code: 'MODULE_NOT_FOUND' });
-    })).toThrow(/SQLite driver 'better-sqlite3-napi' is not installed, and Node .* needs it .*run `npm ci` with this one/);
+    })).toThrow(/SQLite driver 'better-sqlite3-napi' is not installed, and Node .* needs it .*run `npm ci` with this Node/);
     // Another module missing inside the driver is not the driver missing: passed through as it is.
     const inner = Object.assign(new Error("Cannot find module 'bindings'"), { code: 'MODULE_NOT_FOUND' });
     expect(() => requireDriver(SQLITE_DRIVERS.v8, () => {

@@ -66,6 +66,6 @@ function missing(name: string, error: unknown): unknown {
   return new Error(
     `SQLite driver '${name}' is not installed, and Node ${process.versions.node} needs it ` +
       `(better-sqlite3 ${name === SQLITE_DRIVERS.napi ? '13, for Node 24 and later' : '12, for Node 20 and 22'}). ` +
-      'Dependencies were installed under another Node version: run `npm ci` with this one.',
+      'Dependencies were installed under another Node version, or without optional ones: run `npm ci` with this Node.',
   );
 }
