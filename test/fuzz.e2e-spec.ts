@@ -6,7 +6,8 @@
  *
  * Deterministic: FUZZ_SEED (printed on failure) replays a run; FUZZ_RUNS scales the run counts.
  */
-import Database from 'better-sqlite3';
+import type Database from 'better-sqlite3';
+import { openSqlite } from '@svc/infrastructure/sqlite/driver';
 import fc from 'fast-check';
 import * as path from 'node:path';
 import { ALICE, Stack } from './support/harness';
@@ -198,7 +199,7 @@ const encode = (text: string) => {
 
 beforeAll(async () => {
   stack = await Stack.start();
-  events = new Database(path.join(stack.dataDir, 'events.db'), { readonly: true, fileMustExist: true });
+  events = openSqlite(path.join(stack.dataDir, 'events.db'), { readonly: true, fileMustExist: true });
   // Something to find, update and page through; the long display name is the wildcard reproduction's.
   const seeded = [
     await rpc(`${NOTES}/CreateNote`, { note_id: 'seed', note: { display_name: 'Seed', tool_args: { a: 1 } } }),

@@ -4,7 +4,8 @@
  * applies none twice; a restarted api (cold: the snapshot, then the tail) carries on from the right
  * state; a snapshot written by another fold is ignored.
  */
-import Database from 'better-sqlite3';
+import type Database from 'better-sqlite3';
+import { openSqlite } from '@svc/infrastructure/sqlite/driver';
 import * as path from 'node:path';
 import { API_MAIN, Stack, stopProcess } from './support/harness';
 
@@ -21,7 +22,7 @@ describe('snapshots across kill -9', () => {
 
   const events = () => path.join(stack.dataDir, 'events.db');
   function readLog<T>(read: (db: Database.Database) => T): T {
-    const db = new Database(events(), { readonly: true, fileMustExist: true });
+    const db = openSqlite(events(), { readonly: true, fileMustExist: true });
     try {
       return read(db);
     } finally {
@@ -86,7 +87,7 @@ describe('snapshots across kill -9', () => {
   it('a snapshot of another fold (an older evolve, say) is ignored: the restarted api folds the whole stream', async () => {
     await stopProcess(api(), 'SIGKILL');
     // A snapshot from a fold the code no longer has, holding a state that is wrong (a description the note never had).
-    const db = new Database(events(), { fileMustExist: true });
+    const db = openSqlite(events(), { fileMustExist: true });
     try {
       db.prepare('UPDATE snapshots SET fold = ?, state = ? WHERE stream_id = ?').run('resource:Note:0', JSON.stringify({ state: { resource: { name: NAME, displayName: 'stale', description: 'planted' }, deleted: false }, position: null, requests: [] }), STREAM);
     } finally {

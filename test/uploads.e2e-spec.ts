@@ -4,7 +4,7 @@
  * organization's holds count against its quota, unreferenced uploads expire and their bytes are
  * reclaimed, and downloads can never run in a browser.
  */
-import Database from 'better-sqlite3';
+import { openSqlite } from '@svc/infrastructure/sqlite/driver';
 import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { ALICE, type Credentials, GINA, Stack } from './support/harness';
@@ -83,7 +83,7 @@ describe('uploads held per organization', () => {
   it('an investigation its own rules refuse appends nothing: no hold marked referenced, no investigator agent', async () => {
     const bytes = Buffer.from('refused investigation');
     expect((await upload(stack.baseUrl, sha256Of(bytes), bytes, { as: GINA })).status).toBe(200);
-    const log = new Database(join(stack.dataDir, 'events.db'), { readonly: true });
+    const log = openSqlite(join(stack.dataDir, 'events.db'), { readonly: true });
     const head = () => (log.prepare('SELECT coalesce(max(pos), 0) AS pos FROM events').get() as { pos: number }).pos;
     try {
       const before = head();

@@ -3,7 +3,7 @@ import { randomUUID } from 'node:crypto';
 import { existsSync, mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import Database from 'better-sqlite3';
+import { openSqlite } from '@svc/infrastructure/sqlite/driver';
 import {
   EsdbEventStore,
   EventStore,
@@ -99,7 +99,7 @@ describe('SqliteEventStore specifics', () => {
     it('commits the appends of one turn in one transaction: when it fails, every caller fails and nothing is stored', async () => {
       const lone = new SqliteEventStore({ file: file(), busyTimeoutMs: 50 });
       // Another connection holds the write lock past the busy timeout, so the group's BEGIN IMMEDIATE fails.
-      const locker = new Database(file());
+      const locker = openSqlite(file());
       try {
         locker.exec('BEGIN IMMEDIATE');
         const results = await Promise.allSettled([

@@ -1,7 +1,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import Database from 'better-sqlite3';
+import { openSqlite } from '@svc/infrastructure/sqlite/driver';
 import { MongoClient } from 'mongodb';
 import { MongoNotificationBus, SqliteNotificationBus, createNotificationBus, type NotificationBus } from '@svc/infrastructure/notifications';
 import { describeNotificationBusContract } from './notification-bus.contract';
@@ -18,7 +18,7 @@ describeNotificationBusContract('SQLite', async () => {
     spawnEnv: { SVC_DATA_DIR: dir, MONGODB_URL: '' },
     retentionBound: SQLITE_BOUND,
     retained: async () => {
-      const db = new Database(file, { readonly: true });
+      const db = openSqlite(file, { readonly: true });
       try {
         return db.prepare('SELECT COUNT(*) FROM notifications').pluck().get() as number;
       } finally {
@@ -90,7 +90,7 @@ describe('SqliteNotificationBus specifics', () => {
     const bus = new SqliteNotificationBus({ file, maxRows: 1000, maxBytes: 10_000 });
     try {
       for (let i = 0; i < 50; i++) await bus.publish('acme', 't', { payload: 'x'.repeat(1000) });
-      const db = new Database(file, { readonly: true });
+      const db = openSqlite(file, { readonly: true });
       try {
         const [rows, bytes] = db.prepare('SELECT COUNT(*), SUM(bytes) FROM notifications').raw().get() as [number, number];
         expect(bytes).toBeLessThanOrEqual(10_000);
@@ -114,7 +114,7 @@ describe('SqliteNotificationBus sync', () => {
     try {
       const seen: unknown[] = [];
       await bus.subscribe('acme', { onNotification: (n) => seen.push(n.notification.payload) });
-      const db = new Database(file);
+      const db = openSqlite(file);
       try {
         const insert = db.prepare('INSERT INTO notifications (org, topic, body, bytes) VALUES (?, ?, ?, ?)');
         for (const payload of ['a', 'b', 'c']) insert.run('acme', 't', JSON.stringify({ payload }), 20);

@@ -1,7 +1,7 @@
 import { mkdtempSync, rmSync, existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import Database from 'better-sqlite3';
+import { openSqlite } from '@svc/infrastructure/sqlite/driver';
 import { MongoClient } from 'mongodb';
 import { MongoReadStore, SqliteReadStore, createReadStore } from '@svc/infrastructure/read-store';
 import { RETIRE_AFTER_MS } from '@svc/infrastructure/read-store/mongo-read-store';
@@ -11,7 +11,7 @@ import { NEWEST_FIRST_LIST, ReadStoreFixture, describeReadStoreContract } from '
 
 /** What SQLite itself says about a collection's table, read over a connection of its own. */
 function inspectTable(file: string, physical: string): { indexes: string[]; analyzedRows: number | null } {
-  const db = new Database(file, { readonly: true });
+  const db = openSqlite(file, { readonly: true });
   try {
     const indexes = db.prepare(`SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = ? AND sql IS NOT NULL ORDER BY name`).pluck().all(`c_${physical}`) as string[];
     const hasStat1 = db.prepare("SELECT 1 FROM sqlite_master WHERE name = 'sqlite_stat1'").get() !== undefined;
@@ -111,7 +111,7 @@ describe('SqliteReadStore pushdown', () => {
     await store.commit({ checkpoint: 'notes', position: { commit: 3n, prepare: 3n }, ops: [note(1), note(2), note(3)] });
     await store.ensureIndexes('notes', ['toolName', 'createTime', 'name', 'deleteTime'], list);
     const columns = (index: string) => {
-      const db = new Database(fixture.file, { readonly: true });
+      const db = openSqlite(fixture.file, { readonly: true });
       try {
         const rows = db.prepare(`SELECT name, "desc" FROM pragma_index_xinfo(?) WHERE key = 1`).all(index) as { name: string; desc: number }[];
         return rows.map((r) => `${r.name}${r.desc ? ' desc' : ''}`);
@@ -124,7 +124,7 @@ describe('SqliteReadStore pushdown', () => {
     expect(columns('ix:notes:createTime')).toEqual(['_org', 'p:createTime']);
     // The List's page keys come from that index alone: no sort, no table read until the page is known.
     const plan = store.explain('notes', listNotes, newestFirst);
-    const db = new Database(fixture.file, { readonly: true });
+    const db = openSqlite(fixture.file, { readonly: true });
     try {
       const keys = `SELECT rowid FROM ${plan.table} WHERE ${plan.where} ORDER BY "p:createTime" DESC, "p:name" ASC, _id ASC LIMIT 51`;
       const steps = (db.prepare(`EXPLAIN QUERY PLAN ${keys}`).all(...plan.params) as { detail: string }[]).map((r) => r.detail);
@@ -151,7 +151,7 @@ describe('SqliteReadStore pushdown', () => {
     const dir = mkdtempSync(join(tmpdir(), 'svc-read-store-old-'));
     try {
       const file = join(dir, 'read.db');
-      const old = new Database(file);
+      const old = openSqlite(file);
       old.exec('CREATE TABLE _rs_collections (name TEXT PRIMARY KEY, org_flags INTEGER NOT NULL DEFAULT 0)');
       old.close();
       const reopened = new SqliteReadStore({ file });

@@ -1,6 +1,7 @@
 import { EventEmitter } from 'node:events';
 import { resolve as resolvePath } from 'node:path';
-import Database from 'better-sqlite3';
+import type Database from 'better-sqlite3';
+import { openSqlite } from '../sqlite/driver';
 import { enableWal } from '../sqlite/wal';
 import { checkAppendSize } from './append-limit';
 import { SqliteSubscription } from './sqlite-subscription';
@@ -155,7 +156,7 @@ export class SqliteEventStore implements EventStore {
     this.pollIntervalMs = options.pollIntervalMs ?? 1;
     this.relaxedPollIntervalMs = options.relaxedPollIntervalMs ?? 25;
     // `timeout` is SQLite's busy_timeout: a writer waits for another process's lock instead of failing.
-    this.db = new Database(options.file, { timeout: options.busyTimeoutMs ?? 5000 });
+    this.db = openSqlite(options.file, { timeout: options.busyTimeoutMs ?? 5000 });
     enableWal(this.db, options.busyTimeoutMs ?? 5000);
     this.db.pragma('synchronous = NORMAL');
     if (options.backgroundCheckpoints ?? true) {

@@ -1,4 +1,5 @@
 import { Worker } from 'node:worker_threads';
+import { sqliteDriverPath } from '../sqlite/driver';
 
 /**
  * Events written between two background checkpoints. An appended event dirties about three pages
@@ -147,7 +148,7 @@ export class WalCheckpointer {
     // hook, which would not agree on how to load a TypeScript worker file.
     const worker = new Worker(WORKER_SOURCE, {
       eval: true,
-      workerData: { driver: require.resolve('better-sqlite3'), file: this.file, busyTimeoutMs: this.busyTimeoutMs },
+      workerData: { driver: sqliteDriverPath(), file: this.file, busyTimeoutMs: this.busyTimeoutMs },
     });
     worker.on('message', (m: { outcome?: Outcome; error?: string }) => {
       if (!m.outcome) return this.fail(new Error(`WAL checkpoint failed: ${m.error ?? 'no outcome'}`));

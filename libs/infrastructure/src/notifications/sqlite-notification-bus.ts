@@ -1,6 +1,7 @@
 import { EventEmitter } from 'node:events';
 import { resolve as resolvePath } from 'node:path';
-import Database from 'better-sqlite3';
+import type Database from 'better-sqlite3';
+import { openSqlite } from '../sqlite/driver';
 import { enableWal } from '../sqlite/wal';
 import { Listeners, type Listener } from './listeners';
 import {
@@ -77,7 +78,7 @@ export class SqliteNotificationBus implements NotificationBus {
     this.maxRows = options.maxRows ?? 10_000;
     this.maxBytes = options.maxBytes ?? 64 * 1024 * 1024;
     this.pollIntervalMs = options.pollIntervalMs ?? 10;
-    this.db = new Database(options.file, { timeout: 5000 });
+    this.db = openSqlite(options.file, { timeout: 5000 });
     enableWal(this.db, 5000);
     this.db.pragma('synchronous = OFF');
     this.db.exec(SCHEMA);

@@ -1,7 +1,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import Database from 'better-sqlite3';
+import { openSqlite } from '@svc/infrastructure/sqlite/driver';
 import type { DomainEvent } from '@svc/domain/shared/decider';
 import type { RecordedEvent } from '@svc/infrastructure/event-store/event-store.port';
 import { SqliteReadStore } from '@svc/infrastructure/read-store';
@@ -43,7 +43,7 @@ describe('chatConnectionsOfTeam (the chat webhook finds its connections by works
 
   it('reads the workspace index, not the whole collection', async () => {
     await project(store, [{ org: 'acme', name: 'connections/chat', chat: { team_id: 'T1' } }]);
-    const db = new Database(join(dir, 'read.db'), { readonly: true });
+    const db = openSqlite(join(dir, 'read.db'), { readonly: true });
     try {
       const columns = (index: string) => (db.prepare('SELECT name FROM pragma_index_info(?) ORDER BY seqno').pluck().all(index) as string[]);
       expect(columns('ix:connections:connectionDetails.chat.team_id')).toEqual(['p:connectionDetails.chat.team_id', '_org']);

@@ -11,7 +11,8 @@
  */
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
-import Database from 'better-sqlite3';
+import type Database from 'better-sqlite3';
+import { openSqlite } from '../../sqlite/driver';
 import { enableWal } from '../../sqlite/wal';
 import type { Position } from '../../event-store/event-store.port';
 import { applyUpdate } from '../document-update';
@@ -79,7 +80,7 @@ export class SqliteReadStore implements ReadStore {
   constructor(options: SqliteReadStoreOptions) {
     this.file = options.file;
     if (options.file !== ':memory:') mkdirSync(dirname(options.file), { recursive: true });
-    this.db = new Database(options.file);
+    this.db = openSqlite(options.file);
     registerFilterFunctions(this.db);
     this.db.pragma(`busy_timeout = ${options.busyTimeoutMs ?? 5000}`);
     enableWal(this.db, options.busyTimeoutMs ?? 5000);
