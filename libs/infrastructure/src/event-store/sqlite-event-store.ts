@@ -4,6 +4,7 @@ import type Database from 'better-sqlite3';
 import { openSqlite } from '../sqlite/driver';
 import { enableWal } from '../sqlite/wal';
 import { checkAppendSize } from './append-limit';
+import { RecentEvents } from './recent-events';
 import { SqliteSubscription } from './sqlite-subscription';
 import { WalCheckpointer } from './wal-checkpointer';
 import { watchCommits } from '../sqlite/commit-watch';
@@ -115,6 +116,8 @@ export class SqliteEventStore implements EventStore {
   private readonly pollIntervalMs: number;
   private readonly relaxedPollIntervalMs: number;
   private readonly subscriptions = new Set<SqliteSubscription>();
+  /** What the subscriptions read last, decoded once for all of them. */
+  private readonly recent = new RecentEvents();
   /** While a live subscription is open: other processes' commits wake it (commit-watch.ts). */
   private unwatch: (() => void) | null = null;
   private liveSubscriptions = 0;
@@ -421,7 +424,11 @@ export class SqliteEventStore implements EventStore {
 
   /** One page of events after `pos`, for subscriptions (SubscriptionSource). */
   pageAfter(pos: bigint): RecordedEvent[] {
-    return decodeRows(this.stmt.allForwards.all(pos, SUBSCRIPTION_PAGE));
+    const recent = this.recent.after(pos, SUBSCRIPTION_PAGE);
+    if (recent) return recent;
+    const page = decodeRows(this.stmt.allForwards.all(pos, SUBSCRIPTION_PAGE));
+    this.recent.remember(pos, page);
+    return page;
   }
 
   /**
