@@ -316,7 +316,7 @@ describe('SqliteEventStore specifics', () => {
     }
   });
 
-  it("wakes a subscriber when another process appends, long before its poll (the WAL's commits are watched)", async () => {
+  it("wakes a subscriber when another process appends, long before its poll (the commit marker is watched)", async () => {
     const file = join(fixture.dir, 'events.db');
     const slow = new SqliteEventStore({ file, pollIntervalMs: 60_000 });
     try {

@@ -7,7 +7,7 @@ import { checkAppendSize } from './append-limit';
 import { RecentEvents } from './recent-events';
 import { SqliteSubscription } from './sqlite-subscription';
 import { WalCheckpointer } from './wal-checkpointer';
-import { watchCommits } from '../sqlite/commit-watch';
+import { CommitMarker, watchCommits } from '../sqlite/commit-watch';
 import { decodeRows, type EventTuple, SCHEMA, seqPosition } from './sqlite-event-rows';
 import {
   type StoredSnapshot,
@@ -118,6 +118,8 @@ export class SqliteEventStore implements EventStore {
   private readonly subscriptions = new Set<SqliteSubscription>();
   /** What the subscriptions read last, decoded once for all of them. */
   private readonly recent = new RecentEvents();
+  /** Touched after each commit that wrote events: other processes' live subscriptions wake on it. */
+  private readonly marker: CommitMarker;
   /** While a live subscription is open: other processes' commits wake it (commit-watch.ts). */
   private unwatch: (() => void) | null = null;
   private liveSubscriptions = 0;
@@ -156,6 +158,7 @@ export class SqliteEventStore implements EventStore {
   constructor(options: SqliteEventStoreOptions) {
     this.wakeKey = resolvePath(options.file);
     this.commitKey = `${this.wakeKey}\u0000commit`;
+    this.marker = new CommitMarker(options.file);
     this.pollIntervalMs = options.pollIntervalMs ?? 1;
     this.relaxedPollIntervalMs = options.relaxedPollIntervalMs ?? 25;
     // `timeout` is SQLite's busy_timeout: a writer waits for another process's lock instead of failing.
@@ -292,6 +295,7 @@ export class SqliteEventStore implements EventStore {
     }
     if (written === 0) return;
     // Once per group: subscribers read the whole group in one page anyway.
+    this.marker.signal();
     appended.emit(this.wakeKey);
     this.checkpointer?.written(written);
   }
@@ -397,8 +401,8 @@ export class SqliteEventStore implements EventStore {
     });
     this.subscriptions.add(sub);
     // Other processes' commits wake the live subscriptions as this process's appends do (relaxed ones
-    // keep their poll); the poll stays as the safety net: a wake-up can precede the commit's
-    // visibility, or the watch be unavailable (commit-watch.ts).
+    // keep their poll); the poll stays as the safety net: a writer may not touch the marker, or the
+    // watch be unavailable (commit-watch.ts).
     if (live && this.liveSubscriptions++ === 0) this.unwatch = watchCommits(this.wakeKey, () => appended.emit(this.commitKey));
     return sub;
   }
@@ -419,6 +423,7 @@ export class SqliteEventStore implements EventStore {
     this.drain();
     await Promise.all([...this.subscriptions].map((s) => s.unsubscribe()));
     this.stopWatching();
+    this.marker.close();
     this.db.close();
   }
 

@@ -1,68 +1,100 @@
 /**
- * Cross-process wake-ups for the embedded stores: a commit to a SQLite database in WAL mode writes
- * its `-wal` file, so a watch on the database's directory (inotify on Linux) hears every commit of
- * every process on the machine. Subscriptions and read-your-writes waiters use it to wake when
- * another process commits, instead of finding out at their next poll.
+ * Cross-process wake-ups for the embedded stores. After each write transaction commits, the writer
+ * touches the database's marker file (`<file>-commit`, one byte rewritten in place); a watch on that
+ * file (inotify on Linux) hears every commit of every process on the machine. Subscriptions and
+ * read-your-writes waiters use it to wake when another process commits, instead of finding out at
+ * their next poll.
  *
- * A wake-up is a hint, never a guarantee: the event may arrive a moment before the commit is
- * visible (SQLite writes the WAL frames, then publishes them in the shared index), a watch may be
- * unavailable (some file systems, a watch limit) or fail later. Callers therefore keep a poll, and
- * look once more shortly after a wake-up that found nothing.
+ * Why a marker rather than the `-wal` file itself: SQLite writes a commit's WAL as two writes per
+ * page, so a watch of the WAL heard dozens of events per commit, each a wake-up and a read of an
+ * unfinished commit, in every process; at 250 commits a second that cost more system calls per
+ * request than the commit saved (docs/performance.md). The marker is written once, after the
+ * commit is visible.
+ *
+ * A wake-up is a hint, never a guarantee: a writer that does not touch the marker (an older
+ * version), a watch that is unavailable (some file systems, a watch limit) or fails later, a marker
+ * removed by hand. Callers therefore keep a poll.
  */
-import { type FSWatcher, watch } from 'node:fs';
-import { basename, dirname, resolve } from 'node:path';
+import { closeSync, constants, type FSWatcher, openSync, watch, writeSync } from 'node:fs';
+import { resolve } from 'node:path';
 
 type Listener = () => void;
 
-interface DirectoryWatch {
-  watcher: FSWatcher | null;
-  /** Listeners by WAL file name (`events.db-wal`). */
-  listeners: Map<string, Set<Listener>>;
+interface MarkerWatch {
+  watcher: FSWatcher;
+  listeners: Set<Listener>;
 }
 
-const directories = new Map<string, DirectoryWatch>();
+/** One watch per marker serves every listener of the process; it does not keep the process alive. */
+const watches = new Map<string, MarkerWatch>();
+
+const markerOf = (file: string): string => `${resolve(file)}-commit`;
+
+/** Opens (creating) a database's marker for writing. */
+const openMarker = (file: string): number => openSync(markerOf(file), constants.O_RDWR | constants.O_CREAT, 0o644);
 
 /**
- * Calls `listener` whenever a process writes the WAL of the database `file`; answers the function
- * that stops it. Returns null when the directory cannot be watched (callers then rely on polling).
- * One watch per directory serves every database and listener in it; it does not keep the process alive.
+ * Calls `listener` whenever a process commits to the database `file`; answers the function that
+ * stops it. Returns null when the marker cannot be watched (callers then rely on polling).
  */
 export function watchCommits(file: string, listener: Listener): (() => void) | null {
   if (file === ':memory:') return null;
-  const path = resolve(file);
-  const dir = dirname(path);
-  let entry = directories.get(dir);
+  const marker = markerOf(file);
+  let entry = watches.get(marker);
   if (!entry) {
-    entry = { watcher: null, listeners: new Map() };
-    const created = entry;
     try {
-      created.watcher = watch(dir, { persistent: false }, (_event, name) => {
-        if (name === null) return;
-        const listeners = created.listeners.get(name.toString());
-        if (listeners) for (const l of [...listeners]) l();
+      closeSync(openMarker(file)); // a file must exist to be watched
+      const listeners = new Set<Listener>();
+      const watcher = watch(marker, { persistent: false }, () => {
+        for (const l of [...listeners]) l();
       });
+      const created: MarkerWatch = { watcher, listeners };
+      // A watch that fails later (the marker removed, say) goes quiet: every listener's poll carries on.
+      watcher.on('error', () => {
+        watcher.close();
+        if (watches.get(marker) === created) watches.delete(marker);
+      });
+      watches.set(marker, created);
+      entry = created;
     } catch {
       return null;
     }
-    // A watch that fails later (the directory removed, say) goes quiet: every listener's poll carries on.
-    created.watcher.on('error', () => {
-      created.watcher?.close();
-      created.watcher = null;
-      if (directories.get(dir) === created) directories.delete(dir);
-    });
-    directories.set(dir, created);
   }
   const current = entry;
-  const name = `${basename(path)}-wal`;
-  let set = current.listeners.get(name);
-  if (!set) current.listeners.set(name, (set = new Set()));
-  set.add(listener);
+  current.listeners.add(listener);
   return () => {
-    set.delete(listener);
-    if (set.size === 0) current.listeners.delete(name);
+    current.listeners.delete(listener);
     if (current.listeners.size === 0) {
-      current.watcher?.close();
-      if (directories.get(dir) === current) directories.delete(dir);
+      current.watcher.close();
+      if (watches.get(marker) === current) watches.delete(marker);
     }
   };
+}
+
+const ONE_BYTE = Buffer.from([0]);
+
+/**
+ * A writer's side: `signal()` after each committed write transaction (one small write, in place).
+ * Never throws: a marker that cannot be written costs the watchers their wake-up, not the writer its commit.
+ */
+export class CommitMarker {
+  private fd: number | null = null;
+  private failed = false;
+
+  constructor(private readonly file: string) {}
+
+  signal(): void {
+    if (this.failed || this.file === ':memory:') return;
+    try {
+      this.fd ??= openMarker(this.file);
+      writeSync(this.fd, ONE_BYTE, 0, 1, 0);
+    } catch {
+      this.failed = true;
+    }
+  }
+
+  close(): void {
+    if (this.fd !== null) closeSync(this.fd);
+    this.fd = null;
+  }
 }

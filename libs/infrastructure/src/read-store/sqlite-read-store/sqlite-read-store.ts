@@ -9,6 +9,7 @@
  * - bulk-load.ts and planner-statistics.ts: rebuilds' deferred indexes, and ANALYZE off the commit path;
  * - bookkeeping.ts: checkpoints, parked events and meta values.
  */
+import { CommitMarker } from '../../sqlite/commit-watch';
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import type Database from 'better-sqlite3';
@@ -76,9 +77,12 @@ export class SqliteReadStore implements ReadStore {
 
   /** The database file (':memory:' for a private in-memory store). */
   readonly file: string;
+  /** Touched after each write transaction: other processes' read-your-writes waiters wake on it. */
+  private readonly marker: CommitMarker;
 
   constructor(options: SqliteReadStoreOptions) {
     this.file = options.file;
+    this.marker = new CommitMarker(options.file);
     if (options.file !== ':memory:') mkdirSync(dirname(options.file), { recursive: true });
     this.db = openSqlite(options.file);
     registerFilterFunctions(this.db);
@@ -99,7 +103,7 @@ export class SqliteReadStore implements ReadStore {
         this.statistics.forget(physical);
       },
     });
-    this.tx = new Transactions(this.db, this.schema);
+    this.tx = new Transactions(this.db, this.schema, () => this.marker.signal());
     this.reads = new CollectionReads(this.db, this.statements, this.schema);
     this.rows = new DocumentRows(this.db, this.schema);
     const loading = (physical: string): boolean => this.bulk.has(physical);
@@ -307,6 +311,7 @@ export class SqliteReadStore implements ReadStore {
 
   async close(): Promise<void> {
     this.statistics.stop();
+    this.marker.close();
     if (!this.db.open) return;
     this.statements.clear();
     this.db.close();

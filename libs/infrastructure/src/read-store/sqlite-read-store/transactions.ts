@@ -23,6 +23,8 @@ export class Transactions {
   constructor(
     db: Database.Database,
     private readonly schema: SchemaCache,
+    /** After each committed write transaction (the commit marker other processes watch). */
+    private readonly committed: () => void = () => undefined,
   ) {
     this.tx = db.transaction((fn: () => unknown) => fn());
   }
@@ -68,10 +70,12 @@ export class Transactions {
 
   write<T>(fn: () => T): T {
     try {
-      return this.tx.immediate(() => {
+      const result = this.tx.immediate(() => {
         this.schema.refresh();
         return fn();
       }) as T;
+      this.committed();
+      return result;
     } catch (err) {
       this.schema.invalidate(); // the rollback may have undone schema changes already applied to the cache
       throw err;
