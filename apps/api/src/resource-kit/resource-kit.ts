@@ -25,7 +25,7 @@ import {
  * The API half of the resource kit: from a domain spec and a wire description it registers
  * Create / Get / Update / Delete / List (and Undelete), each a command or query on the buses.
  * The pieces live beside it: request envelopes, method builders, references, presentation, and the
- * kit's command table (resource-commands.ts).
+ * kit's command table (ResourceCommands, in resource-methods.ts).
  */
 @Injectable()
 export class ResourceKit {

@@ -11,7 +11,7 @@ import { agentSpec } from '@svc/domain/agents/agent.resource';
 import type { Actor } from '@svc/domain/shared/decider';
 import type { JsonObject } from '@svc/domain/shared/json-path';
 import { storeOf } from '@svc/domain/shared/resource';
-import type { MessagesInput, SessionState } from '@svc/domain/sessions/session.decider';
+import { type MessagesInput, sessionNameOf, type SessionState } from '@svc/domain/sessions/session.decider';
 import { sessionSpec } from '@svc/domain/sessions/session.resource';
 import type { Settings } from '@svc/infrastructure/config/env';
 import { READ_STORE, SETTINGS } from '@svc/infrastructure/nest/tokens';
@@ -53,6 +53,7 @@ export class SessionCommands {
       actor,
       requestId,
       id,
+      name: sessionNameOf(parent, id),
       parent,
       agent,
       settings: session.settings,

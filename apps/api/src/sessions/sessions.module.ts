@@ -13,15 +13,16 @@ import {
   WriteRequest,
   WriteResponse,
 } from '@svc/contracts/sessions/sessions.contract';
+import { type SessionEvent, sessionStreamId } from '@svc/contracts/sessions/session.events';
 import { pageResponse, resourceResponse } from '@svc/contracts/shared/responses';
 import { agentSpec } from '@svc/domain/agents/agent.resource';
 import { invalid } from '@svc/domain/shared/domain-error';
 import type { JsonObject } from '@svc/domain/shared/json-path';
-import type { SessionState } from '@svc/domain/sessions/session.decider';
+import { type SessionCommand, sessionDecider, type SessionState } from '@svc/domain/sessions/session.decider';
 import { sessionSpec } from '@svc/domain/sessions/session.resource';
 import { storeOf } from '@svc/domain/shared/resource';
 import { normaliseTime } from '@svc/domain/shared/time';
-import { sessionCommand } from '@svc/application/sessions/start-session';
+import { DecideAndAppend } from '@svc/application/commands/decide-and-append';
 import { READ_STORE } from '@svc/infrastructure/nest/tokens';
 import type { ReadStore } from '@svc/infrastructure/read-store/read-store.port';
 import { actorOf } from '../auth/principal';
@@ -110,8 +111,13 @@ class SessionMethods implements OnModuleInit {
       return { session: createdName(state), sessionLength: state.length };
     }
     const name = checkSession(request.session);
-    const command = sessionCommand(name, request.requestId, { type: 'Write', actor, name, typeHost: this.sessions.typeHost, ...input }, { waitFor: SESSIONS });
-    const { state } = await this.bus.execute(command);
+    const command: SessionCommand = { type: 'Write', actor, name, typeHost: this.sessions.typeHost, ...input };
+    const { state } = await this.bus.execute(
+      new DecideAndAppend<SessionState, SessionCommand, SessionEvent>(
+        { decider: sessionDecider, streamId: sessionStreamId(actor.org, name), command, context: { actor, requestId: request.requestId } },
+        SESSIONS,
+      ),
+    );
     return { session: name, sessionLength: state.length };
   }
 

@@ -14,7 +14,6 @@ import type { Actor } from '@svc/domain/shared/decider';
 import type { JsonObject } from '@svc/domain/shared/json-path';
 import { storeOf } from '@svc/domain/shared/resource';
 import { sessionSpec } from '@svc/domain/sessions/session.resource';
-import { sessionNameOf } from '@svc/domain/sessions/session.decider';
 import {
   chatConnectionOf,
   chatMessageOccasion,
@@ -22,7 +21,7 @@ import {
   checkInvokeArms,
   idempotencyOccasion,
   isRecentSeedOf,
-  occasionSessionId,
+  occasionSessionKeys,
   seedActivity,
   type ChatContext,
   type SessionOrigin,
@@ -101,7 +100,7 @@ export class TriggerInvocations {
     if (occasion === undefined && key) {
       origin.idempotencyKey = key;
       // A key used shortly before this window began named the previous window's session.
-      const previous = sessionNameOf(agent, occasionSessionId(actor.org, name, idempotencyOccasion(key, now, -1)));
+      const previous = occasionSessionKeys(actor.org, name, agent, idempotencyOccasion(key, now, -1)).name;
       if (isRecentSeedOf(await this.references.read(storeOf(sessionSpec), actor.org, previous), key, now)) return { trigger, session: previous };
       occasion = idempotencyOccasion(key, now);
     }
@@ -112,9 +111,10 @@ export class TriggerInvocations {
       await this.firing.skip({ org: actor.org, name, agent }, { key: occasion ?? `chat|${randomUUID()}`, source: 'chat', time: actor.now });
       throw failedPrecondition(`agent ${agent} is AGENT_STATE_OFF: a chat message does not start it (the skip is recorded on ${name})`);
     }
-    const state = await this.sessions.create(actor, occasion && `invoke|${name}|${occasion}`, {
+    const keys = occasion ? occasionSessionKeys(actor.org, name, agent, occasion) : undefined;
+    const state = await this.sessions.create(actor, keys?.requestId, {
       parent: agent,
-      sessionId: occasion && occasionSessionId(actor.org, name, occasion),
+      sessionId: keys?.id,
       settings: { origin: origin as unknown as JsonObject, associatedResources: [name] },
       write: { messages: [seedActivity(this.sessions.typeHost, text)], writeMode: 'WRITE_MODE_CHECKPOINT' },
     });

@@ -1,44 +1,26 @@
 /**
  * Starting a session, written once: CreateSession, Write with a parent, LaunchBacktest and
- * InvokeTrigger (the api) and the trigger reactors (the projector) all come here. Three commands,
- * built at once (sessionStartCommands, pure) and sent in order by one loop (startSession): decide the
- * creation once without appending (bad input claims nothing), claim the session's name for the
- * organization (ClaimSessionName, whose handler is here too), then start its stream.
+ * InvokeTrigger (the api) and the trigger reactors (the projector) all come here. Two commands,
+ * built at once (sessionStartCommands, pure) and sent in order by one loop (startSession): claim the
+ * session's name for the organization (ClaimSessionName, whose handler is here too: it decides the
+ * creation once without appending first, so bad input claims nothing), then start its stream.
  */
 import { Command, CommandHandler, type ICommandHandler } from '@nestjs/cqrs';
 import { type SessionEvent, sessionOwnerStreamId, sessionStreamId } from '@svc/contracts/sessions/session.events';
 import type { Actor } from '@svc/domain/shared/decider';
 import type { JsonObject } from '@svc/domain/shared/json-path';
 import type { Resource } from '@svc/domain/shared/resource';
-import { type MessagesInput, type SessionCommand, sessionDecider, sessionNameOf, type SessionState } from '@svc/domain/sessions/session.decider';
+import { type MessagesInput, type SessionCommand, sessionDecider, type SessionState } from '@svc/domain/sessions/session.decider';
 import { sessionNameDecider } from '@svc/domain/sessions/session-name.decider';
-import { CommandService, type Handled } from '@svc/infrastructure/commands/command-service';
+import { CommandService, type Handled, type StreamCommand } from '@svc/infrastructure/commands/command-service';
 import { DecideAndAppend } from '../commands/decide-and-append';
-
-/** A command on one session's stream, as the bus carries it; `waitFor` names the projection to wait for (the api's routes). */
-export function sessionCommand(
-  name: string,
-  requestId: string | undefined,
-  command: SessionCommand,
-  options: { create?: boolean; dryRun?: boolean; causationId?: string; waitFor?: string } = {},
-): DecideAndAppend<SessionState, SessionCommand, SessionEvent> {
-  const { waitFor, causationId, ...flags } = options;
-  return new DecideAndAppend<SessionState, SessionCommand, SessionEvent>(
-    {
-      decider: sessionDecider,
-      streamId: sessionStreamId(command.actor.org, name),
-      command,
-      context: { actor: command.actor, requestId, ...(causationId ? { causationId } : {}) },
-      ...flags,
-    },
-    waitFor,
-  );
-}
 
 export interface SessionStart {
   actor: Actor;
   requestId: string | undefined;
   id: string;
+  /** Its name, `sessionNameOf(parent, id)`: the caller has it already (it names the session it asks for). */
+  name: string;
   /** The agent (its name) and its resource as the caller read it, for the decider to judge. */
   parent: string;
   agent: Resource | null;
@@ -51,11 +33,11 @@ export interface SessionStart {
 }
 
 type SessionCreation = DecideAndAppend<SessionState, SessionCommand, SessionEvent>;
+type CreationStream = StreamCommand<SessionState, SessionCommand, SessionEvent>;
 
-/** The three commands that start a session, in the order they must be sent. */
-export function sessionStartCommands(start: SessionStart): readonly [SessionCreation, ClaimSessionName, SessionCreation] {
-  const { actor, requestId, id, parent, waitFor } = start;
-  const name = sessionNameOf(parent, id);
+/** The two commands that start a session, in the order they must be sent: the name claim (with the creation's check), then the creation. */
+export function sessionStartCommands(start: SessionStart): readonly [ClaimSessionName, SessionCreation] {
+  const { actor, requestId, id, name, parent, waitFor } = start;
   const command: SessionCommand = {
     type: 'CreateSession',
     actor,
@@ -67,31 +49,33 @@ export function sessionStartCommands(start: SessionStart): readonly [SessionCrea
     initialMessages: start.initialMessages,
     write: start.write,
   };
-  // One stream command, checked first (dryRun), then starting the stream (create).
-  const stream: SessionCreation['stream'] = { decider: sessionDecider, streamId: sessionStreamId(actor.org, name), command, context: { actor, requestId } };
-  return [new DecideAndAppend({ ...stream, dryRun: true }, waitFor), new ClaimSessionName(name, actor, requestId), new DecideAndAppend({ ...stream, create: true }, waitFor)];
+  // One stream command: checked by the claim (dry run), then starting the stream (create).
+  const creation: CreationStream = { decider: sessionDecider, streamId: sessionStreamId(actor.org, name), command, context: { actor, requestId } };
+  return [new ClaimSessionName(name, creation), new DecideAndAppend({ ...creation, create: true }, waitFor)];
 }
 
-/** Starts a session: its commands, each answered before the next; the answer is the creation's. */
 /** What it sends through: a CommandSender (named structurally: command-sender.ts imports this file's handler). */
 type Sender = { execute<R>(command: Command<R>): Promise<R> };
 
+/** Starts a session: the claim, answered before the creation; the answer is the creation's. */
 export async function startSession(bus: Sender, start: SessionStart): Promise<Handled<SessionState>> {
-  const [check, claim, create] = sessionStartCommands(start);
-  for (const command of [check, claim]) await bus.execute<unknown>(command);
+  const [claim, create] = sessionStartCommands(start);
+  await bus.execute(claim);
   return bus.execute(create);
 }
 
 /**
  * Claims a session name for the caller's organization in the global `sessionowner-<name>` stream
- * (expected revision "no stream"), before the session stream is created. No read model serves the
- * claim, so nothing waits for a projection; a retried request_id finds its own claim.
+ * (expected revision "no stream"), before the session stream is created: first the creation is
+ * decided on its stream without appending (a dry run), so a creation its decider refuses claims
+ * nothing. No read model serves the claim, so nothing waits for a projection; a retried request_id
+ * finds its own claim (and the dry run, its own creation).
  */
 export class ClaimSessionName extends Command<void> {
   constructor(
     readonly name: string,
-    readonly actor: Actor,
-    readonly requestId: string | undefined,
+    /** The creation the name is claimed for (its actor and request id are the claim's). */
+    readonly creation: CreationStream,
   ) {
     super();
   }
@@ -101,7 +85,9 @@ export class ClaimSessionName extends Command<void> {
 export class ClaimSessionNameHandler implements ICommandHandler<ClaimSessionName> {
   constructor(private readonly commands: CommandService) {}
 
-  async execute({ name, actor, requestId }: ClaimSessionName): Promise<void> {
+  async execute({ name, creation }: ClaimSessionName): Promise<void> {
+    await this.commands.handle({ ...creation, dryRun: true });
+    const { actor, requestId } = creation.context;
     await this.commands.handle({
       decider: sessionNameDecider,
       streamId: sessionOwnerStreamId(name),

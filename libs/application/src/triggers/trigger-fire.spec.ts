@@ -11,7 +11,7 @@ import { SqliteEventStore } from '@svc/infrastructure/event-store/sqlite-event-s
 import { localCommandBus } from '../commands/command-sender';
 import { DecideAndAppend } from '../commands/decide-and-append';
 import { ClaimSessionName } from '../sessions/start-session';
-import { afterRecord, fireOutcome, type Occasion, occasionSession, occasionStep, recordOccasion, scheduleOccasion, TriggerFire, triggerActor } from './trigger-fire';
+import { afterRecord, fireOutcome, type Occasion, occasionSession, occasionStep, recordOccasion, scheduleOccasion, sessionKeysOf, TriggerFire, triggerActor } from './trigger-fire';
 
 const TYPE_HOST = 'type.googleapis.com';
 const trigger = { org: 'acme', name: 'triggers/nightly', agent: 'agents/triage', displayName: 'Nightly' };
@@ -19,6 +19,9 @@ const NOW = new Date('2026-01-01T03:00:05.000Z');
 const actor = triggerActor(trigger, NOW);
 const occasion: Occasion = { key: 'cron|2026-01-01T03:00:00.000Z', source: 'cron', time: '2026-01-01T03:00:00.000Z', seed: 'Cron trigger triggers/nightly fired' };
 const agentOn: ResourceState = { resource: { name: 'agents/triage', state: 'AGENT_STATE_ON' }, deleted: false };
+const SESSION_ID = occasionSessionId('acme', 'triggers/nightly', occasion.key);
+const SESSION = `agents/triage/sessions/${SESSION_ID}`;
+const keys = sessionKeysOf(trigger, occasion.key);
 
 /** The occasion stream after deciding `command` on `given` (the decider's own answer, folded). */
 function after(given: TriggerOccasionCommand[], command: TriggerOccasionCommand): TriggerOccasionsState {
@@ -28,15 +31,19 @@ function after(given: TriggerOccasionCommand[], command: TriggerOccasionCommand)
 }
 
 describe('the occasion step (occasion → commands)', () => {
+  it('derives the session of an occasion once: its ID, its name under the agent, the request id of its claim and creation', () => {
+    expect(keys).toEqual({ id: SESSION_ID, name: SESSION, requestId: `invoke|triggers/nightly|${occasion.key}` });
+  });
+
   it('when an occasion comes, records it first on the trigger\'s occasion stream, naming the session it will start', () => {
-    const record = recordOccasion(trigger, occasion, 'AGENT_STATE_ON', actor);
+    const record = recordOccasion(trigger, occasion, keys.name, 'AGENT_STATE_ON', actor);
     expect(record.stream.streamId).toBe('triggerfire-acme:triggers/nightly');
     expect(record.stream.command).toEqual({
       type: 'FireOccasion',
       actor,
       occasion: occasion.key,
       source: 'cron',
-      session: `agents/triage/sessions/${occasionSessionId('acme', 'triggers/nightly', occasion.key)}`,
+      session: SESSION,
       occasionTime: occasion.time,
       cooldownMs: undefined,
       agent: 'agents/triage',
@@ -49,7 +56,7 @@ describe('the occasion step (occasion → commands)', () => {
 
   it('given the record, starts the session when it fired, nothing when the agent is off, nothing within a cooldown', () => {
     const fire = (o: Pick<Occasion, 'key' | 'time'> & { cooldownMs?: number }, agentState = 'AGENT_STATE_ON') =>
-      recordOccasion(trigger, { ...occasion, ...o }, agentState, actor).stream.command;
+      recordOccasion(trigger, { ...occasion, ...o }, keys.name, agentState, actor).stream.command;
     expect(afterRecord(after([], fire(occasion)), occasion.key)).toBe('start-session');
     expect(afterRecord(after([], fire(occasion, 'AGENT_STATE_OFF')), occasion.key)).toBe('agent-off');
     const first = { key: 'row|e1/0', time: '2026-01-01T03:00:00.000Z', cooldownMs: 60_000 };
@@ -60,10 +67,11 @@ describe('the occasion step (occasion → commands)', () => {
   });
 
   it('then starts the session with an ID and request id derived from the occasion, the seed as a checkpoint write, and the origin', () => {
-    expect(occasionSession(trigger, occasion, agentOn, TYPE_HOST, actor)).toEqual({
+    expect(occasionSession(trigger, occasion, keys, agentOn, TYPE_HOST, actor)).toEqual({
       actor,
       requestId: `invoke|triggers/nightly|${occasion.key}`,
-      id: occasionSessionId('acme', 'triggers/nightly', occasion.key),
+      id: SESSION_ID,
+      name: SESSION,
       parent: 'agents/triage',
       agent: agentOn.resource,
       settings: { title: `Nightly: ${occasion.key}`, automated: true, origin: { trigger: 'triggers/nightly' }, associatedResources: ['triggers/nightly'] },
@@ -73,20 +81,24 @@ describe('the occasion step (occasion → commands)', () => {
   });
 
   it('given an agent that is gone (never made, or deleted), starts no session', () => {
-    expect(occasionSession(trigger, occasion, { resource: null, deleted: false }, TYPE_HOST, actor)).toBeNull();
-    expect(occasionSession(trigger, occasion, { ...agentOn, deleted: true }, TYPE_HOST, actor)).toBeNull();
+    expect(occasionSession(trigger, occasion, keys, { resource: null, deleted: false }, TYPE_HOST, actor)).toBeNull();
+    expect(occasionSession(trigger, occasion, keys, { ...agentOn, deleted: true }, TYPE_HOST, actor)).toBeNull();
   });
 
-  it('builds every command of the fire at once: the record, then the session\'s check, name claim and creation, in order', () => {
+  it('builds every command of the fire at once: the record, then the session\'s name claim (which checks its creation first) and creation, in order', () => {
     const step = occasionStep(trigger, occasion, agentOn, TYPE_HOST, NOW);
-    expect(step.record).toEqual(recordOccasion(trigger, occasion, 'AGENT_STATE_ON', actor));
-    const [check, claim, create] = step.session ?? [];
-    const name = `agents/triage/sessions/${occasionSessionId('acme', 'triggers/nightly', occasion.key)}`;
-    expect(check).toBeInstanceOf(DecideAndAppend);
-    expect((check as DecideAndAppend<unknown, { type: string }, never>).stream).toMatchObject({ streamId: sessionStreamId('acme', name), dryRun: true, command: { type: 'CreateSession' } });
-    expect(claim).toEqual(new ClaimSessionName(name, actor, `invoke|triggers/nightly|${occasion.key}`));
-    expect((create as DecideAndAppend<unknown, { type: string }, never>).stream).toMatchObject({ streamId: sessionStreamId('acme', name), create: true, command: { type: 'CreateSession' } });
-    expect(step.session).toHaveLength(3);
+    expect(step.record).toEqual(recordOccasion(trigger, occasion, SESSION, 'AGENT_STATE_ON', actor));
+    const [claim, create] = step.session ?? [];
+    const requestId = `invoke|triggers/nightly|${occasion.key}`;
+    expect(claim).toBeInstanceOf(ClaimSessionName);
+    expect((claim as ClaimSessionName).name).toBe(SESSION);
+    // The creation the claim checks (a dry run) before claiming: the same command the creation sends.
+    const creation = (claim as ClaimSessionName).creation;
+    expect(creation).toMatchObject({ streamId: sessionStreamId('acme', SESSION), command: { type: 'CreateSession', id: SESSION_ID }, context: { actor, requestId } });
+    expect(creation).not.toHaveProperty('create');
+    expect(create).toBeInstanceOf(DecideAndAppend);
+    expect((create as DecideAndAppend<unknown, { type: string }, never>).stream).toEqual({ ...creation, create: true });
+    expect(step.session).toHaveLength(2);
     // No session when the agent is gone; the record still goes (as fired, and the outcome says why).
     expect(occasionStep(trigger, occasion, { resource: null, deleted: false }, TYPE_HOST, NOW).session).toBeNull();
   });
@@ -112,7 +124,7 @@ describe('TriggerFire (the executor) on a real event store', () => {
   const meta: EventMetadata = { org: 'acme', actor: 'users/alice', subject: 'users/alice', correlationId: 'c', causationId: 'c', occurredAt: '2026-01-01T00:00:00.000Z', schemaVersion: 1 };
   const agentEvent = (type: string, data: Record<string, unknown>) =>
     store.append('agent-acme:agents/triage', [{ id: `${type}-${Math.random()}`, type, data, metadata: meta }], 'any');
-  const session = () => store.readStream(sessionStreamId('acme', `agents/triage/sessions/${occasionSessionId('acme', 'triggers/nightly', occasion.key)}`));
+  const session = () => store.readStream(sessionStreamId('acme', SESSION));
 
   beforeEach(() => {
     dir = fs.mkdtempSync(path.join(os.tmpdir(), 'fire-'));

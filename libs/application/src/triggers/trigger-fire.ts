@@ -12,12 +12,11 @@
 import type { Command } from '@nestjs/cqrs';
 import { type OccasionSource, type TriggerOccasionEvent, triggerOccasionStreamId } from '@svc/contracts/reactors/trigger-occasion.events';
 import { agentSpec } from '@svc/domain/agents/agent.resource';
-import { occasionRequestId, type TriggerOccasionCommand, triggerOccasionsDecider, type TriggerOccasionsState } from '@svc/domain/reactors/trigger-occasions.decider';
+import { type TriggerOccasionCommand, triggerOccasionsDecider, type TriggerOccasionsState } from '@svc/domain/reactors/trigger-occasions.decider';
 import type { Actor } from '@svc/domain/shared/decider';
 import { type ResourceState, resourceStreamId } from '@svc/domain/shared/resource';
 import { resourceDecider } from '@svc/domain/shared/resource.decider';
-import { sessionNameOf } from '@svc/domain/sessions/session.decider';
-import { occasionSessionId, seedActivity } from '@svc/domain/triggers/invocation';
+import { type OccasionSessionKeys, occasionSessionKeys, seedActivity } from '@svc/domain/triggers/invocation';
 import type { CommandService } from '@svc/infrastructure/commands/command-service';
 import type { CommandSender } from '../commands/command-sender';
 import { DecideAndAppend } from '../commands/decide-and-append';
@@ -50,16 +49,23 @@ export function triggerActor(trigger: Pick<FiringTrigger, 'org' | 'name'>, now: 
   return { org: trigger.org, actor: trigger.name, subject: trigger.name, permissions: [], now: now.toISOString() };
 }
 
-/** The name of the session an occasion starts (InvokeTrigger's ID of the same occasion). */
-export function occasionSessionName(trigger: FiringTrigger, occasion: string): string {
-  return sessionNameOf(trigger.agent, occasionSessionId(trigger.org, trigger.name, occasion));
+/** The session an occasion starts, derived from it (InvokeTrigger's of the same occasion): computed once per fire. */
+export function sessionKeysOf(trigger: FiringTrigger, occasion: string): OccasionSessionKeys {
+  return occasionSessionKeys(trigger.org, trigger.name, trigger.agent, occasion);
 }
 
 /**
- * Step 1: record the occasion in the trigger's occasion stream. The decider fires it at most once
- * (once per cooldown for a row trigger) and records it as skipped when the agent is off.
+ * Step 1: record the occasion in the trigger's occasion stream, naming the session it starts. The
+ * decider fires it at most once (once per cooldown for a row trigger) and records it as skipped when
+ * the agent is off.
  */
-export function recordOccasion(trigger: FiringTrigger, occasion: Pick<Occasion, 'key' | 'source' | 'time' | 'cooldownMs'>, agentState: string | undefined, actor: Actor): OccasionCommand {
+export function recordOccasion(
+  trigger: FiringTrigger,
+  occasion: Pick<Occasion, 'key' | 'source' | 'time' | 'cooldownMs'>,
+  session: string,
+  agentState: string | undefined,
+  actor: Actor,
+): OccasionCommand {
   return new DecideAndAppend<TriggerOccasionsState, TriggerOccasionCommand, TriggerOccasionEvent>({
     decider: triggerOccasionsDecider,
     streamId: triggerOccasionStreamId(trigger.org, trigger.name),
@@ -68,7 +74,7 @@ export function recordOccasion(trigger: FiringTrigger, occasion: Pick<Occasion, 
       actor,
       occasion: occasion.key,
       source: occasion.source,
-      session: occasionSessionName(trigger, occasion.key),
+      session,
       occasionTime: occasion.time,
       cooldownMs: occasion.cooldownMs,
       agent: trigger.agent,
@@ -91,16 +97,24 @@ export function afterRecord(state: TriggerOccasionsState, occasion: string): 'st
 }
 
 /**
- * Step 3: the session the occasion starts, with an ID and a request id derived from the occasion
- * (so a retry, a restart or a second process finds the first), InvokeTrigger's origin and seed; null
- * when the trigger's agent no longer exists, which no retry mends.
+ * Step 3: the session the occasion starts, with the ID, name and request id derived from the occasion
+ * (`keys`: so a retry, a restart or a second process finds the first), InvokeTrigger's origin and
+ * seed; null when the trigger's agent no longer exists, which no retry mends.
  */
-export function occasionSession(trigger: FiringTrigger, occasion: Pick<Occasion, 'key' | 'seed'>, agent: ResourceState, typeHost: string, actor: Actor): SessionStart | null {
+export function occasionSession(
+  trigger: FiringTrigger,
+  occasion: Pick<Occasion, 'key' | 'seed'>,
+  keys: OccasionSessionKeys,
+  agent: ResourceState,
+  typeHost: string,
+  actor: Actor,
+): SessionStart | null {
   if (!agent.resource || agent.deleted) return null;
   return {
     actor,
-    requestId: occasionRequestId(trigger.name, occasion.key),
-    id: occasionSessionId(trigger.org, trigger.name, occasion.key),
+    requestId: keys.requestId,
+    id: keys.id,
+    name: keys.name,
     parent: trigger.agent,
     agent: agent.resource,
     // As InvokeTrigger's sessions: the origin names the trigger; the title says which occasion.
@@ -138,8 +152,9 @@ const agentFold = resourceDecider(agentSpec);
 
 /**
  * Every command of firing an occasion, at once: the record (step 1), and the commands that start its
- * session (step 3: start-session.ts's, in order), null when the trigger's agent is gone. The executor
- * sends the record, asks `afterRecord` (step 2), then sends the session's commands in one loop.
+ * session (step 3: start-session.ts's, the name claim and the creation, in order), null when the
+ * trigger's agent is gone; the session's ID, name and request id are derived once for both. The
+ * executor sends the record, asks `afterRecord` (step 2), then sends the session's commands in one loop.
  */
 export interface OccasionStep {
   record: OccasionCommand;
@@ -149,8 +164,9 @@ export interface OccasionStep {
 /** The occasion step, on the agent as read once before the record. */
 export function occasionStep(trigger: FiringTrigger, occasion: Occasion, agent: ResourceState, typeHost: string, now: Date): OccasionStep {
   const actor = triggerActor(trigger, now);
-  const start = occasionSession(trigger, occasion, agent, typeHost, actor);
-  return { record: recordOccasion(trigger, occasion, agentStateOf(agent), actor), session: start && sessionStartCommands(start) };
+  const keys = sessionKeysOf(trigger, occasion.key);
+  const start = occasionSession(trigger, occasion, keys, agent, typeHost, actor);
+  return { record: recordOccasion(trigger, occasion, keys.name, agentStateOf(agent), actor), session: start && sessionStartCommands(start) };
 }
 
 export class TriggerFire {
@@ -186,7 +202,7 @@ export class TriggerFire {
    * session through InvokeTrigger's path rather than `fire`): skipped for good.
    */
   async skip(trigger: FiringTrigger, occasion: Pick<Occasion, 'key' | 'source' | 'time'>): Promise<void> {
-    await this.bus.execute(recordOccasion(trigger, occasion, 'AGENT_STATE_OFF', triggerActor(trigger, this.now())));
+    await this.bus.execute(recordOccasion(trigger, occasion, sessionKeysOf(trigger, occasion.key).name, 'AGENT_STATE_OFF', triggerActor(trigger, this.now())));
   }
 
   /** Records a durable timer: the occasion fires at `dueTime` (once per occasion, not after it fired). */
@@ -200,7 +216,8 @@ export class TriggerFire {
    * recorded, and the log line says why no session followed).
    */
   async startSession(trigger: FiringTrigger, occasion: Pick<Occasion, 'key' | 'seed'>): Promise<boolean> {
-    const start = occasionSession(trigger, occasion, await this.agentOf(trigger), this.typeHost, triggerActor(trigger, this.now()));
+    const keys = sessionKeysOf(trigger, occasion.key);
+    const start = occasionSession(trigger, occasion, keys, await this.agentOf(trigger), this.typeHost, triggerActor(trigger, this.now()));
     return this.sendAll(start && sessionStartCommands(start));
   }
 

@@ -13,16 +13,6 @@ import type { Actor, Decider } from '../shared/decider';
 
 const AGENT_OFF = 'AGENT_STATE_OFF';
 
-/**
- * The request id of everything an occasion does (its session's claim and creation), in
- * InvokeTrigger's form; the session ID is InvokeTrigger's `occasionSessionId` of the same occasion.
- * Reactor occasions start with their source (`cron|`, `post_deploy|`, `row|`), so they never meet an
- * invocation's (`request|`, `idempotency-key|`, a chat delivery's).
- */
-export function occasionRequestId(trigger: string, occasion: string): string {
-  return `invoke|${trigger}|${occasion}`;
-}
-
 export interface TriggerOccasionsState {
   fired: Set<string>;
   /** Occasions that came while the agent was off: handled for good, they start nothing later. */

@@ -8,6 +8,7 @@ import { ACTIVITY_TYPE, type AnyMessage } from '@svc/contracts/sessions/session.
 import { CHAT_VARIANTS, type TriggerVariant } from '@svc/contracts/triggers/trigger-configuration';
 import { failedPrecondition, invalid, notFound, permissionDenied } from '../shared/domain-error';
 import { isPlainObject, type JsonObject } from '../shared/json-path';
+import { sessionNameOf } from '../sessions/session.decider';
 import { type BotChannel, botChannelsOf, normalizeChannel, parseChatHandleName } from './chat-connection';
 import { variantOf } from './configuration';
 
@@ -128,6 +129,27 @@ export function seedActivity(typeHost: string, text: string): AnyMessage {
  */
 export function occasionSessionId(org: string, trigger: string, occasion: string): string {
   return uuidv5(`${org}|${trigger}|${occasion}`, INVOCATION_NAMESPACE);
+}
+
+/** The session an occasion starts, every part derived from the occasion. */
+export interface OccasionSessionKeys {
+  /** occasionSessionId */
+  id: string;
+  /** Its name under the trigger's agent (sessionNameOf). */
+  name: string;
+  /** The request id of its claim and creation (and of nothing else the occasion does). */
+  requestId: string;
+}
+
+/**
+ * The ID, name and request id of the session `occasion` of `trigger` starts, computed once for
+ * InvokeTrigger and the trigger reactors alike. Reactor occasions start with their source (`cron|`,
+ * `post_deploy|`, `row|`), so they never meet an invocation's (`request|`, `idempotency-key|`, a chat
+ * delivery's).
+ */
+export function occasionSessionKeys(org: string, trigger: string, agent: string, occasion: string): OccasionSessionKeys {
+  const id = occasionSessionId(org, trigger, occasion);
+  return { id, name: sessionNameOf(agent, id), requestId: `invoke|${trigger}|${occasion}` };
 }
 
 /** The occasion of an idempotency key at `nowMs`: the key in its 15-minute window (`windowOffset` -1 is the one before). */

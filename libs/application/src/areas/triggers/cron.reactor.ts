@@ -17,6 +17,8 @@ import type { TriggerFire } from '../../triggers/trigger-fire';
 import { TRIGGER_REACTORS_OFF, triggerReactorKit } from './trigger-reactor-settings';
 
 const NAME = 'cron';
+/** The tick's progress record (one name for the reactor's life). */
+const STATUS_KEY = reactorStatusKey(NAME);
 
 /** Cron triggers as a timer entry: a tick every `SVC_CRON_TICK_MS`. */
 export const cronReactor: Reactor = {
@@ -132,7 +134,7 @@ export class CronTicks {
     const listed = new Set(triggers.map((t) => `${t.org}|${t.name}`));
     for (const key of this.retries.keys()) if (!listed.has(key)) this.retries.delete(key);
     this.status = { ...this.status, at: new Date().toISOString(), triggers: triggers.length };
-    await this.reads.putMeta(reactorStatusKey(NAME), this.status);
+    await this.reads.putMeta(STATUS_KEY, this.status);
   }
 
   private async consider(trigger: TriggerDoc, now: Date): Promise<void> {
