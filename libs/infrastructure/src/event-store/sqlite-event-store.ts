@@ -6,7 +6,7 @@ import { enableWal } from '../sqlite/wal';
 import { checkAppendSize } from './append-limit';
 import { RecentEvents } from './recent-events';
 import { SqliteSubscription } from './sqlite-subscription';
-import { WalCheckpointer } from './wal-checkpointer';
+import { WalCheckpointer } from '../sqlite/wal-checkpointer';
 import { CommitMarker, watchCommits } from '../sqlite/commit-watch';
 import { decodeRows, type EventTuple, SCHEMA, seqPosition } from './sqlite-event-rows';
 import {

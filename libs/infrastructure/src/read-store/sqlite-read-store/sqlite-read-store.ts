@@ -9,9 +9,10 @@
  * - bulk-load.ts and planner-statistics.ts: rebuilds' deferred indexes, and ANALYZE off the commit path;
  * - bookkeeping.ts: checkpoints, parked events and meta values.
  */
+import { WalCheckpointer } from '../../sqlite/wal-checkpointer';
 import { CommitMarker } from '../../sqlite/commit-watch';
 import { mkdirSync } from 'node:fs';
-import { dirname } from 'node:path';
+import { dirname, resolve } from 'node:path';
 import type Database from 'better-sqlite3';
 import { openSqlite } from '../../sqlite/driver';
 import { enableWal } from '../../sqlite/wal';
@@ -62,7 +63,15 @@ export interface SqliteReadStoreOptions {
    * Default one minute.
    */
   analyzeIntervalMs?: number;
+  /**
+   * Run WAL checkpoints on a worker thread (the event store's WalCheckpointer) instead of inside the
+   * commit that fills the WAL, which is a projector's commit that commands wait for. Default true.
+   */
+  backgroundCheckpoints?: boolean;
 }
+
+/** Write transactions between two background checkpoints: a live page's commit writes a few dozen to a few hundred pages. */
+const COMMITS_PER_CHECKPOINT = 8;
 
 export class SqliteReadStore implements ReadStore {
   private readonly db: Database.Database;
@@ -79,6 +88,9 @@ export class SqliteReadStore implements ReadStore {
   readonly file: string;
   /** Touched after each write transaction: other processes' read-your-writes waiters wake on it. */
   private readonly marker: CommitMarker;
+  private readonly checkpointer: WalCheckpointer | undefined;
+  /** Set while the checkpointer holds writes so that the WAL can restart: commits wait for it (see WalCheckpointer). */
+  private held: { resumed: Promise<void>; resume: () => void } | null = null;
 
   constructor(options: SqliteReadStoreOptions) {
     this.file = options.file;
@@ -89,6 +101,31 @@ export class SqliteReadStore implements ReadStore {
     this.db.pragma(`busy_timeout = ${options.busyTimeoutMs ?? 5000}`);
     enableWal(this.db, options.busyTimeoutMs ?? 5000);
     this.db.pragma('synchronous = NORMAL');
+    if (options.file !== ':memory:' && (options.backgroundCheckpoints ?? true)) {
+      this.checkpointer = new WalCheckpointer(
+        resolve(options.file),
+        options.busyTimeoutMs ?? 5000,
+        {
+          holdWrites: () => {
+            if (this.held) return;
+            let resume = (): void => undefined;
+            const resumed = new Promise<void>((r) => (resume = r));
+            this.held = { resumed, resume };
+          },
+          resumeWrites: () => {
+            const held = this.held;
+            this.held = null;
+            held?.resume();
+          },
+          // Without its checkpointer the WAL would grow without bound: back to checkpoints in the commit.
+          fallBack: () => {
+            if (this.db.open) this.db.pragma('wal_autocheckpoint = 1000');
+          },
+        },
+        COMMITS_PER_CHECKPOINT,
+      );
+      this.db.pragma('wal_autocheckpoint = 0');
+    }
     this.db
       .transaction(() => {
         createSchemaTables(this.db);
@@ -103,7 +140,10 @@ export class SqliteReadStore implements ReadStore {
         this.statistics.forget(physical);
       },
     });
-    this.tx = new Transactions(this.db, this.schema, () => this.marker.signal());
+    this.tx = new Transactions(this.db, this.schema, () => {
+      this.marker.signal();
+      this.checkpointer?.written(1);
+    });
     this.reads = new CollectionReads(this.db, this.statements, this.schema);
     this.rows = new DocumentRows(this.db, this.schema);
     const loading = (physical: string): boolean => this.bulk.has(physical);
@@ -194,6 +234,8 @@ export class SqliteReadStore implements ReadStore {
    */
   async commitMany(batches: ProjectionBatch[]): Promise<void> {
     if (batches.length === 0) return;
+    // A hold lasts one checkpoint of the WAL's tail (at most 200 ms); other writes are rare and may pass.
+    while (this.held) await this.held.resumed;
     const grown = new Set<string>();
     this.tx.write(() => {
       for (const batch of batches) for (const op of batch.ops) this.applyOp(op, grown);
@@ -311,6 +353,7 @@ export class SqliteReadStore implements ReadStore {
 
   async close(): Promise<void> {
     this.statistics.stop();
+    await this.checkpointer?.close();
     this.marker.close();
     if (!this.db.open) return;
     this.statements.clear();

@@ -1,12 +1,13 @@
 import { Worker } from 'node:worker_threads';
-import { sqliteDriverPath } from '../sqlite/driver';
+import { sqliteDriverPath } from './driver';
 
 /**
- * Events written between two background checkpoints. An appended event dirties about three pages
- * (its row, the event-id index, the stream's index entry and row), so this is close to SQLite's own
- * automatic checkpoint at 1000 WAL pages.
+ * Default writes between two background checkpoints, counted as the owner counts them: the event
+ * store counts events, and an appended event dirties about three pages (its row, the event-id index,
+ * the stream's index entry and row), so this is close to SQLite's own automatic checkpoint at 1000
+ * WAL pages.
  */
-const CHECKPOINT_EVERY_EVENTS = 300;
+const CHECKPOINT_EVERY_WRITES = 300;
 /** A WAL this long (about 16 MB) has not restarted lately (see WalCheckpointer, "restart"). */
 const WAL_RESTART_FRAMES = 4000;
 /** A background checkpoint that took at most this long leaves a tail short enough to copy while writes wait. */
@@ -72,12 +73,14 @@ export class WalCheckpointer {
     private readonly file: string,
     private readonly busyTimeoutMs: number,
     private readonly hooks: CheckpointerHooks,
+    /** Writes (as `written` counts them) between two checkpoints. */
+    private readonly writesPerCheckpoint = CHECKPOINT_EVERY_WRITES,
   ) {}
 
-  /** After a commit that wrote `events` events. */
-  written(events: number): void {
-    this.sinceLast += events;
-    if (this.sinceLast < CHECKPOINT_EVERY_EVENTS) return;
+  /** After a commit of `writes` writes (the event store: events; the read store: transactions). */
+  written(writes: number): void {
+    this.sinceLast += writes;
+    if (this.sinceLast < this.writesPerCheckpoint) return;
     this.sinceLast = 0;
     this.request();
   }
