@@ -15,10 +15,9 @@ import { chatConnectionsOfTeam } from '@svc/application/areas/connections/chat-c
 import { READ_STORE } from '@svc/infrastructure/nest/tokens';
 import { checkChatSignature, SIGNATURE_HEADER, TIMESTAMP_HEADER, type SignatureCheck } from '@svc/infrastructure/integrations/chat/signature';
 import type { ReadStore } from '@svc/infrastructure/read-store/read-store.port';
-import { checkInput } from '@svc/infrastructure/requests/input-limits';
 import { MachineOnly } from '../auth/principal';
 import { ConnectionCredentials, ConnectionsModule } from '../connections/connections.module';
-import type { WithRawBody } from '../http/fastify';
+import { signedBody, type WithRawBody } from '../http/fastify';
 import { Answers } from '../openapi/route-facts';
 import { TriggersModule } from '../triggers/triggers.module';
 import { ChatEventDispatcher, type DispatchResult } from './chat-event-dispatcher';
@@ -47,11 +46,7 @@ export class ChatEventsController {
   @MachineOnly()
   @Answers(HandleChatEventResponse)
   async handleEvent(@Req() req: WithRawBody): Promise<HandleChatEventResponse> {
-    const raw = req.rawBody;
-    const envelope = req.body;
-    if (raw === undefined || !isPlainObject(envelope)) throw invalid('the chat event must be a JSON object');
-    // This route reads its own body (the signature covers the raw bytes), so it applies the limits every route applies.
-    checkInput(envelope, 'chat event');
+    const { raw, body: envelope } = signedBody(req, 'chat event');
     const verified = await this.verifiedConnections(req, raw, envelope);
     if (envelope.type === 'url_verification') {
       if (typeof envelope.challenge !== 'string') throw invalid('challenge is required on a url_verification event');

@@ -25,9 +25,8 @@ import { isPlainObject, type JsonObject } from '@svc/domain/shared/json-path';
 import { checkPagerSignature, PAGER_SIGNATURE_HEADER } from '@svc/infrastructure/integrations/pager/webhook-signature';
 import { READ_STORE } from '@svc/infrastructure/nest/tokens';
 import type { ReadStore } from '@svc/infrastructure/read-store/read-store.port';
-import { checkInput } from '@svc/infrastructure/requests/input-limits';
 import { Public } from '../auth/principal';
-import type { WithRawBody } from '../http/fastify';
+import { signedBody, type WithRawBody } from '../http/fastify';
 import { Answers } from '../openapi/route-facts';
 import { ConnectionCredentials } from './connection-credentials';
 import { webhookTokenHash } from './webhook-helpers';
@@ -54,9 +53,7 @@ export class WebhookDeliveriesController {
     if (!registered || registered.kind !== kind) throw notFound(UNKNOWN);
     const org = String(registered._org);
     const name = String(registered.connection);
-    const raw = req.rawBody;
-    if (raw === undefined || !isPlainObject(req.body)) throw invalid('the webhook delivery must be a JSON object');
-    checkInput(req.body, 'webhook delivery');
+    const { raw, body } = signedBody(req, 'webhook delivery');
     const secrets = await this.signingSecrets(org, name, kind);
     if (secrets.length === 0) {
       throw failedPrecondition(`${name} has no signing secret yet: set details.${kind}.signing_secret on the connection (operator configuration)`, 'WEBHOOK_SIGNING_SECRET_MISSING');
@@ -64,7 +61,7 @@ export class WebhookDeliveriesController {
     const header = req.headers[PAGER_SIGNATURE_HEADER];
     const check = checkPagerSignature({ secrets, header: typeof header === 'string' ? header : undefined, body: raw });
     if (check !== 'ok') throw new DomainError('UNAUTHENTICATED', check === 'missing' ? `the delivery carries no v1 signature (X-PagerDuty-Signature)` : 'the delivery\'s signature does not match');
-    const delivery = deliveryOf(req.body, name, kind);
+    const delivery = deliveryOf(body, name, kind);
     const actor = { org, actor: name, subject: name, permissions: [], now: new Date().toISOString() };
     await this.bus.execute(
       new DecideAndAppend<WebhookDeliveryState, WebhookDeliveryCommand, WebhookDeliveryEvent>({

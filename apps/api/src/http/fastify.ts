@@ -8,11 +8,12 @@ import { FastifyAdapter } from '@nestjs/platform-fastify';
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { STATUS_CODES } from 'node:http';
 import type { Socket } from 'node:net';
-import { DomainError, type ErrorCode } from '@svc/domain/shared/domain-error';
+import { DomainError, type ErrorCode, invalid } from '@svc/domain/shared/domain-error';
+import { isPlainObject, type JsonObject } from '@svc/domain/shared/json-path';
 import type { Settings } from '@svc/infrastructure/config/env';
 import type { Logger } from 'pino';
 import { errorBody } from './errors';
-import { parseJsonBody } from '@svc/infrastructure/requests/input-limits';
+import { checkInput, parseJsonBody } from '@svc/infrastructure/requests/input-limits';
 import { noteError, observeRequests } from '../observability/http-observability';
 import { requestIdOf } from '../observability/request-id';
 
@@ -30,6 +31,19 @@ const keepsRawBody = (url: string) => {
 
 /** A request of a RAW_BODY_PATHS route. */
 export type WithRawBody = FastifyRequest & { rawBody?: string };
+
+/**
+ * A signed route's body: the raw text its signature covers, and the parsed JSON object, checked
+ * against the input limits every other route's body meets in the request parser (these routes read
+ * their body themselves). `what` names it in the error.
+ */
+export function signedBody(req: WithRawBody, what: string): { raw: string; body: JsonObject } {
+  const raw = req.rawBody;
+  const body = req.body;
+  if (raw === undefined || !isPlainObject(body)) throw invalid(`the ${what} must be a JSON object`);
+  checkInput(body, what);
+  return { raw, body };
+}
 
 /** Nest must not add its own parsers (it would accept `application/x-www-form-urlencoded`). */
 export const HTTP_APP_OPTIONS: NestApplicationOptions = { bodyParser: false };

@@ -15,16 +15,14 @@ import { deliveryKeyOf, recordTrackerDelivery } from '@svc/application/areas/con
 import { trackerConnectionsOfProject } from '@svc/application/areas/connections/tracker-connections';
 import { HandleTrackerEventResponse } from '@svc/contracts/connections/integration-ports.contract';
 import { DomainError, invalid } from '@svc/domain/shared/domain-error';
-import { isPlainObject } from '@svc/domain/shared/json-path';
 import { trackerWebhooksOf } from '@svc/infrastructure/integrations/tracker/tracker-of';
 import { githubWebhooks } from '@svc/infrastructure/integrations/tracker/github-webhooks';
 import type { WebhookCheck, WebhookHeaders } from '@svc/infrastructure/integrations/tracker/tracker.port';
 import { READ_STORE } from '@svc/infrastructure/nest/tokens';
 import type { ReadStore } from '@svc/infrastructure/read-store/read-store.port';
-import { checkInput } from '@svc/infrastructure/requests/input-limits';
 import { AGENT_SERVICE_IDENTITY, MachineOnly } from '../auth/principal';
 import { ConnectionCredentials, ConnectionsModule } from '../connections/connections.module';
-import type { WithRawBody } from '../http/fastify';
+import { signedBody, type WithRawBody } from '../http/fastify';
 import { Answers } from '../openapi/route-facts';
 
 /** Most tracker connections one delivery is checked against (ours): bounds the HMACs one request costs. */
@@ -51,11 +49,7 @@ export class TrackerEventsController {
   @MachineOnly()
   @Answers(HandleTrackerEventResponse)
   async handleEvent(@Req() req: WithRawBody): Promise<HandleTrackerEventResponse> {
-    const raw = req.rawBody;
-    const body = req.body;
-    if (raw === undefined || !isPlainObject(body)) throw invalid('the tracker event must be a JSON object');
-    // This route reads its own body (the signature covers the raw bytes), so it applies the limits every route applies.
-    checkInput(body, 'tracker event');
+    const { raw, body } = signedBody(req, 'tracker event');
     const headers = headersOf(req);
     // GitHub Issues is the one tracker product today: the project is read the way it names it.
     const project = githubWebhooks.projectOf(body);

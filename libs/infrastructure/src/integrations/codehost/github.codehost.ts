@@ -6,22 +6,25 @@
  */
 import { Octokit } from '@octokit/rest';
 import {
+  checkCommentBody,
+  checkCommentId,
   checkFullName,
   checkPath,
+  checkPullNumber,
   checkRef,
   checkSearchQuery,
-  CodeHostError,
-  matchText,
   type CodeHost,
+  CodeHostError,
   type CodeMatch,
   type CodeSearchResult,
   type Commit,
+  matchText,
+  type PullRequest,
+  type PullRequestComment,
   type Repository,
   type Slice,
   type TreeEntry,
 } from './codehost.port';
-// Pull requests (a block of their own, for merges).
-import { checkCommentBody, checkCommentId, checkPullNumber, type PullRequest, type PullRequestComment } from './codehost.port';
 
 export interface GitHubOptions {
   /** `https://api.github.com`, or a GitHub Enterprise Server's `https://host/api/v3`. */

@@ -11,20 +11,21 @@ import * as path from 'node:path';
 import {
   checkFullName,
   checkPath,
+  checkPullNumber,
   checkRef,
   checkSearchQuery,
-  CodeHostError,
-  matchText,
   type CodeHost,
+  CodeHostError,
   type CodeMatch,
   type CodeSearchResult,
   type Commit,
+  matchText,
+  type PullRequest,
+  type PullRequestComment,
   type Repository,
   type Slice,
   type TreeEntry,
 } from './codehost.port';
-// Pull requests (a block of their own, for merges).
-import { checkPullNumber, type PullRequest, type PullRequestComment } from './codehost.port';
 import { editLocalComment, gitDirOf, postLocalComment, readPullRecord, toPullRequest } from './local-pull-requests';
 
 export interface LocalGitOptions {
