@@ -70,14 +70,10 @@ function withRequestId(p: Principal, requestId: string): Principal {
 }
 
 export function actorOf(principal: Principal, now = new Date()): Actor {
-  return {
-    org: principal.org,
-    actor: principal.actor,
-    subject: principal.subject,
-    permissions: principal.permissions,
-    now: now.toISOString(),
-    ...(principal.requestId ? { correlationId: principal.requestId } : {}),
-  };
+  const actor: Actor = { org: principal.org, actor: principal.actor, subject: principal.subject, permissions: principal.permissions, now: now.toISOString() };
+  // Assigned, not spread in: see withRequestId.
+  if (principal.requestId) actor.correlationId = principal.requestId;
+  return actor;
 }
 
 /** A caller authenticated with machine credentials (the integrations server): no organization of its own. */

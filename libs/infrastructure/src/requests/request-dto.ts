@@ -14,9 +14,21 @@ const PROTOTYPE_NAMES = new Set(Object.getOwnPropertyNames(Object.prototype));
 const ESCAPE = '\u0000';
 
 export function toRequestDto<Req extends object>(type: new () => Req, plain: Record<string, unknown>): Req {
-  const dto = plainToInstance(type, escapeKeys(plain) as Record<string, unknown>, { exposeDefaultValues: true });
+  // Escaping copies the whole value: only a request that holds such a key pays for it.
+  const escaped = hasPrototypeName(plain) ? (escapeKeys(plain) as Record<string, unknown>) : plain;
+  const dto = plainToInstance(type, escaped, { exposeDefaultValues: true });
   settle(dto);
   return dto;
+}
+
+/** Whether a key anywhere in the JSON value is named like a member of Object.prototype. */
+function hasPrototypeName(value: unknown): boolean {
+  if (Array.isArray(value)) return value.some(hasPrototypeName);
+  if (typeof value !== 'object' || value === null) return false;
+  for (const key of Object.keys(value)) {
+    if (PROTOTYPE_NAMES.has(key) || hasPrototypeName((value as Record<string, unknown>)[key])) return true;
+  }
+  return false;
 }
 
 /** A copy of the JSON value with prototype-named keys prefixed. */
