@@ -140,8 +140,10 @@ export class SqliteEventStore implements EventStore {
     streamRefsFrom: Database.Statement<[string, bigint, number], EventRef>;
     eventAt: Database.Statement<[string, bigint], EventRef>;
     streamForwards: Database.Statement<[string, bigint, number], EventTuple>;
+    streamTail: Database.Statement<[string, bigint], EventTuple>;
     streamBackwards: Database.Statement<[string, bigint, number], EventTuple>;
     allForwards: Database.Statement<[bigint, number], EventTuple>;
+    subscriptionPage: Database.Statement<[bigint], EventTuple>;
     allBackwards: Database.Statement<[bigint, number], EventTuple>;
     head: Database.Statement<[], bigint | null>;
     readSnapshot: Database.Statement<[string], [bigint, string, string]>;
@@ -204,6 +206,11 @@ export class SqliteEventStore implements EventStore {
       streamForwards: db
         .prepare<[string, bigint, number], EventTuple>(`SELECT ${cols} FROM events WHERE stream_id = ? AND revision >= ? ORDER BY revision LIMIT ?`)
         .raw(),
+      // The hot reads (a command's tail after its cached fold, a subscription's next page) take no
+      // bound LIMIT: SQLite re-prepares a statement whose LIMIT parameter changed binding, which
+      // cost about 10 µs a read (docs/performance.md, "Statements without a bound LIMIT").
+      streamTail: db.prepare<[string, bigint], EventTuple>(`SELECT ${cols} FROM events WHERE stream_id = ? AND revision >= ? ORDER BY revision`).raw(),
+      subscriptionPage: db.prepare<[bigint], EventTuple>(`SELECT ${cols} FROM events WHERE pos > ? ORDER BY pos LIMIT ${SUBSCRIPTION_PAGE}`).raw(),
       streamBackwards: db
         .prepare<[string, bigint, number], EventTuple>(`SELECT ${cols} FROM events WHERE stream_id = ? AND revision <= ? ORDER BY revision DESC LIMIT ?`)
         .raw(),
@@ -374,11 +381,12 @@ export class SqliteEventStore implements EventStore {
 
   async readStream(streamId: string, options: ReadStreamOptions = {}): Promise<RecordedEvent[]> {
     this.assertOpen();
-    const limit = options.maxCount ?? NO_LIMIT;
     const rows =
       options.direction === 'backwards'
-        ? this.stmt.streamBackwards.all(streamId, options.fromRevision ?? MAX_INT64, limit)
-        : this.stmt.streamForwards.all(streamId, options.fromRevision ?? 0n, limit);
+        ? this.stmt.streamBackwards.all(streamId, options.fromRevision ?? MAX_INT64, options.maxCount ?? NO_LIMIT)
+        : options.maxCount === undefined
+          ? this.stmt.streamTail.all(streamId, options.fromRevision ?? 0n)
+          : this.stmt.streamForwards.all(streamId, options.fromRevision ?? 0n, options.maxCount);
     return decodeRows(rows);
   }
 
@@ -431,7 +439,7 @@ export class SqliteEventStore implements EventStore {
   pageAfter(pos: bigint): RecordedEvent[] {
     const recent = this.recent.after(pos, SUBSCRIPTION_PAGE);
     if (recent) return recent;
-    const page = decodeRows(this.stmt.allForwards.all(pos, SUBSCRIPTION_PAGE));
+    const page = decodeRows(this.stmt.subscriptionPage.all(pos));
     this.recent.remember(pos, page);
     return page;
   }

@@ -66,7 +66,7 @@ export class SqliteNotificationBus implements NotificationBus {
   private readonly pollIntervalMs: number;
   private readonly listeners = new Listeners<number>();
   private readonly insert: Database.Transaction<(org: string, topic: string, body: string) => void>;
-  private readonly pageAfter: Database.Statement<[number, number], Row>;
+  private readonly pageAfter: Database.Statement<[number], Row>;
   private readonly maxSeq: Database.Statement<[], number | null>;
   private last = 0;
   private tailing = false;
@@ -102,7 +102,8 @@ export class SqliteNotificationBus implements NotificationBus {
       }
       setTotals.run(rows, bytes);
     });
-    this.pageAfter = this.db.prepare<[number, number], Row>('SELECT seq, org, topic, body FROM notifications WHERE seq > ? ORDER BY seq LIMIT ?');
+    // A literal LIMIT: SQLite re-prepares a statement whose bound LIMIT changes (sqlite-event-store.ts).
+    this.pageAfter = this.db.prepare<[number], Row>(`SELECT seq, org, topic, body FROM notifications WHERE seq > ? ORDER BY seq LIMIT ${PAGE}`);
     this.maxSeq = this.db.prepare<[], number | null>('SELECT MAX(seq) FROM notifications').pluck();
   }
 
@@ -165,7 +166,7 @@ export class SqliteNotificationBus implements NotificationBus {
 
   /** Delivers the next page after the last row delivered; answers how many rows it read. */
   private deliverPage(): number {
-    const rows = this.pageAfter.all(this.last, PAGE);
+    const rows = this.pageAfter.all(this.last);
     for (const row of rows) {
       this.last = row.seq;
       const notification: BusNotification = { org: row.org, topic: row.topic, notification: JSON.parse(row.body) as NotificationBody };
