@@ -8,6 +8,7 @@ import { authVerifications } from '@svc/infrastructure/observability/metrics';
 import { ACCESS_STAMP, docId } from '@svc/infrastructure/projection/projection';
 import type { Doc, ReadStore } from '@svc/infrastructure/read-store/read-store.port';
 import { READ_STORE } from '@svc/infrastructure/nest/tokens';
+import { TurnReads } from '@svc/infrastructure/read-store/turn-reads';
 import { DecideAndAppend } from '@svc/application/commands/decide-and-append';
 import { AuthLimits } from './auth-limits';
 import type { Principal } from './principal';
@@ -27,7 +28,8 @@ interface Verified {
 /**
  * Verifies API key pairs and resolves the caller's permissions. The slow hash runs once per pair
  * per minute at most: a verified pair is remembered under a keyed digest. Each request still reads
- * the key document and the organization's access stamp (one read of both): when either moved, the
+ * the key document and the organization's access stamp (one read of both, shared by the requests of
+ * one event-loop turn: TurnReads), made after the request arrived: when either moved, the
  * pair is verified or the permissions recomputed, so a rotated key, a changed membership or a
  * deleted role takes effect on the very next request.
  *
@@ -51,12 +53,16 @@ export class CredentialsService {
   private readonly logger = new Logger(CredentialsService.name);
   /** What an unknown username is checked against: the cost of a wrong secret, and never a match. */
   private readonly unmatchable = unmatchableHash();
+  /** The per-request read of a key and its stamp, one for the requests of one event-loop turn. */
+  private readonly turnReads: TurnReads;
 
   constructor(
     @Inject(READ_STORE) private readonly reads: ReadStore,
     private readonly commandBus: CommandBus,
     private readonly limits: AuthLimits,
-  ) {}
+  ) {
+    this.turnReads = new TurnReads(reads);
+  }
 
   /** `address`: the client's, for the limit of failed attempts per address. */
   async authenticate(username: string, secret: string, address: string): Promise<Principal | null> {
@@ -67,7 +73,7 @@ export class CredentialsService {
     let accessPos: unknown;
     if (cached) {
       // The usual request: a pair verified before. Its key and its organization's stamp in one read.
-      const [found, stamp] = await this.reads.findByIds([keyRef, accessStamp(cached.principal.org)]);
+      const [found, stamp] = await this.turnReads.findByIds([keyRef, accessStamp(cached.principal.org)]);
       key = found;
       accessPos = stamp?._pos;
     } else {
