@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { v5 as uuidv5 } from 'uuid';
+import { v5 as uuidv5, v7 as uuidv7 } from 'uuid';
 import { DomainError } from '@svc/domain/shared/domain-error';
 import type { Actor, Decider, DomainEvent } from '@svc/domain/shared/decider';
 import { type AppendResult, type EventStore, type ExpectedRevision, type NewEvent, type Position, WrongExpectedRevisionError } from '../event-store/event-store.port';
@@ -200,7 +200,9 @@ export class CommandService {
     // command appends it: an access log line leads to the audit trail (docs/decisions.md, "Request ids").
     const correlationId = context.actor.correlationId ?? context.correlationId ?? context.requestId ?? randomUUID();
     return events.map((event, index) => ({
-      id: context.requestId ? uuidv5(`${streamId}|${context.requestId}|${index}`, REQUEST_NAMESPACE) : randomUUID(),
+      // Time-ordered (v7) when not derived: the stores index event ids, and ids that grow keep that
+      // index's inserts on its last page instead of a random page per event (fewer pages per commit).
+      id: context.requestId ? uuidv5(`${streamId}|${context.requestId}|${index}`, REQUEST_NAMESPACE) : uuidv7(),
       type: event.type,
       data: event.data as Record<string, unknown>,
       metadata: {
