@@ -89,7 +89,7 @@ describe('SqliteEventStore specifics', () => {
     await store.append('thing-acme:a', [taken], 'no_stream');
     await expect(store.append('thing-acme:b', [event(), taken], 'no_stream')).rejects.toThrow(/already exists/);
     expect(await store.readStream('thing-acme:b')).toEqual([]);
-    // The streams table was rolled back too: the stream still does not exist.
+    // The rollback left no trace: the stream still does not exist.
     await store.append('thing-acme:b', [event()], 'no_stream');
   });
 
@@ -168,7 +168,7 @@ describe('SqliteEventStore specifics', () => {
       expect(results.map((r) => r.status)).toEqual(['fulfilled', 'rejected', 'fulfilled', 'fulfilled']);
       expect((results[1] as PromiseRejectedResult).reason).toMatchObject({ message: expect.stringMatching(/already exists/) });
       expect(await store.readStream('thing-acme:b')).toEqual([]);
-      // The streams table was rolled back to the savepoint too.
+      // The rollback to the savepoint left no trace of stream b either.
       expect((await store.append('thing-acme:b', [event()], 'no_stream')).nextRevision).toBe(0n);
       expect(await store.readStream('thing-acme:c')).toHaveLength(1);
     });

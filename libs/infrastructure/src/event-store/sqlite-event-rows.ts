@@ -23,10 +23,6 @@ CREATE TABLE IF NOT EXISTS events (
   created   TEXT    NOT NULL
 );
 CREATE UNIQUE INDEX IF NOT EXISTS events_stream_revision ON events (stream_id, revision);
-CREATE TABLE IF NOT EXISTS streams (
-  stream_id TEXT PRIMARY KEY,
-  revision  INTEGER NOT NULL
-) WITHOUT ROWID;
 CREATE TABLE IF NOT EXISTS snapshots (
   stream_id TEXT PRIMARY KEY,
   revision  INTEGER NOT NULL,
