@@ -1,11 +1,12 @@
 import { randomUUID } from 'node:crypto';
-import { v5 as uuidv5, v7 as uuidv7 } from 'uuid';
+import { v5 as uuidv5 } from 'uuid';
 import { DomainError } from '@svc/domain/shared/domain-error';
 import type { Actor, Decider, DomainEvent } from '@svc/domain/shared/decider';
 import { type AppendResult, type EventStore, type ExpectedRevision, type NewEvent, type Position, WrongExpectedRevisionError } from '../event-store/event-store.port';
 import { appendConflicts, commandRetries, commandsAborted } from '../observability/metrics';
 import { emptyFold, type Fold, FoldCache, findRequest, foldRecords, fromSnapshot, REQUEST_WINDOW, SNAPSHOT_EVERY, toSnapshot } from './folds';
 import { upcast } from './upcasters';
+import { timeOrderedId } from './event-id';
 
 /** Namespace for event IDs derived from request_id (AIP-155), so a retried append is a duplicate. */
 const REQUEST_NAMESPACE = '6f1c2d3e-8a4b-4c5d-9e6f-7a8b9c0d1e2f';
@@ -200,9 +201,9 @@ export class CommandService {
     // command appends it: an access log line leads to the audit trail (docs/decisions.md, "Request ids").
     const correlationId = context.actor.correlationId ?? context.correlationId ?? context.requestId ?? randomUUID();
     return events.map((event, index) => ({
-      // Time-ordered (v7) when not derived: the stores index event ids, and ids that grow keep that
+      // Time-ordered when not derived: the stores index event ids, and ids that grow keep that
       // index's inserts on its last page instead of a random page per event (fewer pages per commit).
-      id: context.requestId ? uuidv5(`${streamId}|${context.requestId}|${index}`, REQUEST_NAMESPACE) : uuidv7(),
+      id: context.requestId ? uuidv5(`${streamId}|${context.requestId}|${index}`, REQUEST_NAMESPACE) : timeOrderedId(),
       type: event.type,
       data: event.data as Record<string, unknown>,
       metadata: {
