@@ -206,7 +206,7 @@ export class SqliteEventStore implements EventStore {
         .raw(),
       // The hot reads (a command's tail after its cached fold, a subscription's next page) take no
       // bound LIMIT: SQLite re-prepares a statement whose LIMIT parameter changed binding, which
-      // cost about 10 µs a read (docs/performance.md, "Statements without a bound LIMIT").
+      // cost about 10 µs a read (docs/decisions.md, "Faster writes, third pass").
       streamTail: db.prepare<[string, bigint], EventTuple>(`SELECT ${cols} FROM events WHERE stream_id = ? AND revision >= ? ORDER BY revision`).raw(),
       subscriptionPage: db.prepare<[bigint], EventTuple>(`SELECT ${cols} FROM events WHERE pos > ? ORDER BY pos LIMIT ${SUBSCRIPTION_PAGE}`).raw(),
       streamBackwards: db

@@ -28,6 +28,21 @@ describe('TurnReads', () => {
     expect(turn.size).toBe(0);
   });
 
+  it('never lets asks for different documents share a read, whatever characters the ids hold', async () => {
+    const s = store();
+    s.docs.set('k|a', { _id: 'a' });
+    s.docs.set('k|b', { _id: 'b' });
+    const turn = new TurnReads(s);
+    // Joined with separators, these two asks would have the same key.
+    const [one, two] = await Promise.all([
+      turn.findByIds([{ collection: 'k', id: 'a\u0001k\u0000b' }]),
+      turn.findByIds([{ collection: 'k', id: 'a' }, { collection: 'k', id: 'b' }]),
+    ]);
+    expect(one).toEqual([null]);
+    expect(two.map((d) => d?._id)).toEqual(['a', 'b']);
+    expect(s.reads).toHaveLength(2);
+  });
+
   it('reads afresh for an ask made after the read started: a change committed before it is seen', async () => {
     const s = store();
     const turn = new TurnReads(s);

@@ -17,7 +17,8 @@ export class TurnReads {
   constructor(private readonly reads: Pick<ReadStore, 'findByIds'>) {}
 
   findByIds(keys: readonly DocKey[]): Promise<Array<Doc | null>> {
-    const id = keys.map((k) => `${k.collection}\u0000${k.id}`).join('\u0001');
+    // Length-prefixed: ids come from client input (a username), so no separator character is safe.
+    const id = keys.map((k) => `${k.collection.length}:${k.collection}${k.id.length}:${k.id}`).join('');
     let read = this.pending.get(id);
     if (!read) {
       read = new Promise((resolve, reject) => {
