@@ -1,5 +1,6 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Logger } from 'pino';
+import { infoLineWriter } from '@svc/infrastructure/observability/logger';
 import { httpRequestDuration } from '@svc/infrastructure/observability/metrics';
 import { methodOf } from './method-label';
 import type { ErrorBody } from '../http/errors';
@@ -29,6 +30,7 @@ export function noteError(request: FastifyRequest, body: ErrorBody): void {
  * An event stream also logs when it opens: its access line comes only when it ends, hours later.
  */
 export function observeRequests(fastify: FastifyInstance, logger: Logger): void {
+  const info = infoLineWriter(logger);
   fastify.addHook('onRequest', (request, reply, done) => {
     void reply.header(REQUEST_ID_HEADER, request.id);
     done();
@@ -39,7 +41,7 @@ export function observeRequests(fastify: FastifyInstance, logger: Logger): void 
     done(null, payload);
   });
   fastify.addHook('onResponse', (request, reply, done) => {
-    accessLine(logger, request, reply);
+    accessLine(info, request, reply);
     done();
   });
 }
@@ -61,10 +63,10 @@ export function redactPath(path: string): string {
   return path.startsWith('/v1/webhooks/') ? path.replace(/^(\/v1\/webhooks\/[^/]*\/).*$/, '$1***') : path;
 }
 
-function accessLine(logger: Logger, request: FastifyRequest, reply: FastifyReply): void {
+function accessLine(info: ReturnType<typeof infoLineWriter>, request: FastifyRequest, reply: FastifyReply): void {
   const line = fields(request, reply);
   const ms = reply.elapsedTime;
   httpRequestDuration.observe({ method: line.method, status: String(line.status) }, ms / 1000);
   // An error answer's messages never hold a secret (they may quote an input, cut short: errors.ts capQuotes).
-  logger.info({ ...line, ...(request as Observed)[ERROR], ms: Math.round(ms * 100) / 100 }, 'request');
+  info({ ...line, ...(request as Observed)[ERROR], ms: Math.round(ms * 100) / 100 }, 'request');
 }
