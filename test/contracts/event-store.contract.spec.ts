@@ -264,7 +264,7 @@ describe('SqliteEventStore specifics', () => {
 
   it('wakes an in-process subscriber on append without waiting for the poll', async () => {
     const file = join(fixture.dir, 'events.db');
-    const slow = new SqliteEventStore({ file, pollIntervalMs: 60_000 });
+    const slow = new SqliteEventStore({ file, pollIntervalMs: 60_000, watchedPollIntervalMs: 60_000 });
     // A second instance on the same file in this process (api + in-process projector) is woken too.
     const writer = new SqliteEventStore({ file });
     try {
@@ -291,7 +291,8 @@ describe('SqliteEventStore specifics', () => {
 
   it("polls for other processes' appends at the relaxed interval for a relaxed subscription (reactors), still woken at once in process", async () => {
     const file = join(fixture.dir, 'events.db');
-    const polled = new SqliteEventStore({ file, pollIntervalMs: 1, relaxedPollIntervalMs: 100 });
+    // A watched interval as fast as the unwatched one: this test is about live against relaxed pacing.
+    const polled = new SqliteEventStore({ file, pollIntervalMs: 1, watchedPollIntervalMs: 1, relaxedPollIntervalMs: 100 });
     const reads = { live: 0, relaxed: 0 };
     const pageAfter = polled.pageAfter.bind(polled);
     let counting: 'live' | 'relaxed' = 'live';
@@ -321,9 +322,42 @@ describe('SqliteEventStore specifics', () => {
     }
   });
 
+  it('an idle live subscription reads the log only at the safety interval while commits are heard, and every 1 ms once they are not', async () => {
+    const file = join(fixture.dir, 'events.db');
+    const store = new SqliteEventStore({ file });
+    let reads = 0;
+    const pageAfter = store.pageAfter.bind(store);
+    store.pageAfter = (pos) => {
+      reads++;
+      return pageAfter(pos);
+    };
+    try {
+      const seen: RecordedEvent[] = [];
+      const sub = store.subscribeToAll({ after: await store.headPosition() });
+      const done = (async () => {
+        for await (const e of sub) seen.push(e);
+      })();
+      await new Promise((r) => setTimeout(r, 300));
+      // The first read, then the 50 ms safety net: not one read a millisecond.
+      expect(reads).toBeLessThanOrEqual(1 + 300 / 50 + 1);
+      // The marker removed by hand: the watch is lost, and the subscription polls at its fast pace again.
+      rmSync(`${file}-commit`);
+      await new Promise((r) => setTimeout(r, 50));
+      const before = reads;
+      await new Promise((r) => setTimeout(r, 300));
+      expect(reads - before).toBeGreaterThan(30);
+      await store.append('thing-acme:a', [event()], 'no_stream');
+      await waitFor(() => seen.length === 1, 'the append', 1000);
+      await sub.unsubscribe();
+      await done;
+    } finally {
+      await store.close();
+    }
+  });
+
   it("wakes a subscriber when another process appends, long before its poll (the commit marker is watched)", async () => {
     const file = join(fixture.dir, 'events.db');
-    const slow = new SqliteEventStore({ file, pollIntervalMs: 60_000 });
+    const slow = new SqliteEventStore({ file, pollIntervalMs: 60_000, watchedPollIntervalMs: 60_000 });
     try {
       const seen: RecordedEvent[] = [];
       const sub = slow.subscribeToAll({ after: await slow.headPosition() });

@@ -7,7 +7,7 @@ import { checkAppendSize } from './append-limit';
 import { RecentEvents } from './recent-events';
 import { SqliteSubscription } from './sqlite-subscription';
 import { WalCheckpointer } from '../sqlite/wal-checkpointer';
-import { CommitMarker, watchCommits } from '../sqlite/commit-watch';
+import { type CommitWatch, CommitMarker, watchCommits } from '../sqlite/commit-watch';
 import { decodeRows, type EventTuple, SCHEMA, seqPosition } from './sqlite-event-rows';
 import {
   type StoredSnapshot,
@@ -30,6 +30,11 @@ export interface SqliteEventStoreOptions {
   file: string;
   /** How often an idle subscription looks for events appended by other processes. Default 1 ms. */
   pollIntervalMs?: number;
+  /**
+   * The same while other processes' commits are heard (commit-watch.ts): the poll is then only the
+   * safety net for a writer that does not signal. Default 50 ms.
+   */
+  watchedPollIntervalMs?: number;
   /** The same for `latency: 'relaxed'` subscriptions (reactors). Default 25 ms. */
   relaxedPollIntervalMs?: number;
   /** How long a write waits for another process's write lock before failing. Default 5000 ms. */
@@ -114,6 +119,7 @@ export class SqliteEventStore implements EventStore {
   private readonly db: Database.Database;
   private readonly wakeKey: string;
   private readonly pollIntervalMs: number;
+  private readonly watchedPollIntervalMs: number;
   private readonly relaxedPollIntervalMs: number;
   private readonly subscriptions = new Set<SqliteSubscription>();
   /** What the subscriptions read last, decoded once for all of them. */
@@ -121,7 +127,7 @@ export class SqliteEventStore implements EventStore {
   /** Touched after each commit that wrote events: other processes' live subscriptions wake on it. */
   private readonly marker: CommitMarker;
   /** While a live subscription is open: other processes' commits wake it (commit-watch.ts). */
-  private unwatch: (() => void) | null = null;
+  private watch: CommitWatch | null = null;
   private liveSubscriptions = 0;
   /** The `appended` event a commit of any process emits (this.wakeKey: appends of this process). */
   private readonly commitKey: string;
@@ -161,6 +167,7 @@ export class SqliteEventStore implements EventStore {
     this.commitKey = `${this.wakeKey}\u0000commit`;
     this.marker = new CommitMarker(options.file);
     this.pollIntervalMs = options.pollIntervalMs ?? 1;
+    this.watchedPollIntervalMs = options.watchedPollIntervalMs ?? 50;
     this.relaxedPollIntervalMs = options.relaxedPollIntervalMs ?? 25;
     // `timeout` is SQLite's busy_timeout: a writer waits for another process's lock instead of failing.
     this.db = openSqlite(options.file, { timeout: options.busyTimeoutMs ?? 5000 });
@@ -421,7 +428,7 @@ export class SqliteEventStore implements EventStore {
     // Other processes' commits wake the live subscriptions as this process's appends do (relaxed ones
     // keep their poll); the poll stays as the safety net: a writer may not touch the marker, or the
     // watch be unavailable (commit-watch.ts).
-    if (live && this.liveSubscriptions++ === 0) this.unwatch = watchCommits(this.wakeKey, () => appended.emit(this.commitKey));
+    if (live && this.liveSubscriptions++ === 0) this.watch = watchCommits(this.wakeKey, () => appended.emit(this.commitKey));
     return sub;
   }
 
@@ -459,6 +466,8 @@ export class SqliteEventStore implements EventStore {
    * `pollMs`, or when `cancel` is called.
    */
   waitForAppend(pollMs: number, anyCommit: boolean, register: (cancel: () => void) => void): Promise<void> {
+    // A live subscription that hears every commit polls only as a safety net.
+    if (anyCommit && this.watch?.alive) pollMs = Math.max(pollMs, this.watchedPollIntervalMs);
     return new Promise((resolve) => {
       const done = (): void => {
         clearTimeout(timer);
@@ -474,8 +483,8 @@ export class SqliteEventStore implements EventStore {
   }
 
   private stopWatching(): void {
-    this.unwatch?.();
-    this.unwatch = null;
+    this.watch?.stop();
+    this.watch = null;
   }
 
   private assertOpen(): void {

@@ -118,13 +118,72 @@ describe('ProjectionWaiter', () => {
   });
 });
 
+describe('ProjectionWaiter with commit signals', () => {
+  let source: FakeCheckpoints;
+  let signal: (() => void) | null;
+  let alive: boolean;
+  let waiter: ProjectionWaiter;
+  beforeEach(() => {
+    jest.useFakeTimers();
+    source = new FakeCheckpoints();
+    alive = true;
+    waiter = new ProjectionWaiter(source, 1, (listener) => {
+      signal = listener;
+      return { stop: () => (signal = null), get alive() { return alive; } };
+    });
+  });
+  afterEach(() => {
+    waiter.close();
+    jest.useRealTimers();
+  });
+
+  it('reads the checkpoints at each signalled commit and otherwise only at the slow safety interval', async () => {
+    source.positions.set('notes', at(0));
+    const result = waiter.waitFor('notes', at(5), 30_000);
+    await jest.advanceTimersByTimeAsync(1000);
+    // The first read, then the 50 ms safety net: not one read a millisecond.
+    expect(source.reads).toBeLessThanOrEqual(1 + 1000 / 50);
+    const before = source.reads;
+    source.positions.set('notes', at(5));
+    signal?.();
+    await jest.advanceTimersByTimeAsync(0);
+    await expect(result).resolves.toBe(true);
+    expect(source.reads).toBe(before + 1);
+  });
+
+  it('reads a projection nobody waited for at once when a command starts waiting for it', async () => {
+    const notes = waiter.waitFor('notes', at(5), 30_000);
+    await jest.advanceTimersByTimeAsync(0);
+    source.positions.set('tags', at(3));
+    const tags = waiter.waitFor('tags', at(3), 30_000);
+    await jest.advanceTimersByTimeAsync(0);
+    await expect(tags).resolves.toBe(true);
+    waiter.hurry(0);
+    await jest.advanceTimersByTimeAsync(0);
+    await expect(notes).resolves.toBe(false);
+  });
+
+  it('polls at its fast interval again once the watch is lost', async () => {
+    const result = waiter.waitFor('notes', at(5), 30_000);
+    await jest.advanceTimersByTimeAsync(0);
+    alive = false;
+    signal?.(); // a lost watch calls its listeners
+    const before = source.reads;
+    await jest.advanceTimersByTimeAsync(100);
+    expect(source.reads - before).toBeGreaterThan(40);
+    source.positions.set('notes', at(5));
+    await jest.advanceTimersByTimeAsync(2);
+    await expect(result).resolves.toBe(true);
+  });
+});
+
 describe('ProjectionWaiter across processes (the embedded read store)', () => {
   it("answers when another process's projector commits, long before its poll", async () => {
     const dir = mkdtempSync(join(tmpdir(), 'svc-waiter-'));
     const file = join(dir, 'read.db');
     const mine = new SqliteReadStore({ file });
     const theirs = new SqliteReadStore({ file }); // the projector's connection (a commit is a commit, whatever the process)
-    const waiter = new ProjectionWaiter(mine, 60_000, (listener) => watchCommits(file, listener));
+    const waiter = new ProjectionWaiter(mine, 60_000, (listener) => watchCommits(file, listener), 60_000);
     try {
       const started = Date.now();
       const waiting = waiter.waitFor('notes', at(5), 30_000);

@@ -1,6 +1,7 @@
 import { comparePositions, type Position } from '../event-store/event-store.port';
 import type { ReadStore } from '../read-store/read-store.port';
 import { readWaitDuration } from '../observability/metrics';
+import type { CommitWatch } from '../sqlite/commit-watch';
 import { projectionProgress } from './apply-page';
 
 /** Where the waiter reads how far each projection has got (the read store, across processes). */
@@ -8,9 +9,9 @@ export type CheckpointSource = Pick<ReadStore, 'getCheckpoint'>;
 
 /**
  * Calls its listener when the read store may have committed (another process's projector):
- * answers the function that stops it, or null when it cannot tell (commit-watch.ts).
+ * answers the watch, or null when it cannot tell (commit-watch.ts).
  */
-export type CommitSignal = (listener: () => void) => (() => void) | null;
+export type CommitSignal = (listener: () => void) => CommitWatch | null;
 
 interface Waiter {
   position: Position;
@@ -20,6 +21,12 @@ interface Waiter {
 
 /** Between two reads of the checkpoints while someone waits: bounds what the wait adds to a command's latency. */
 const POLL_MS = 1;
+/**
+ * The same while commits are signalled (CommitWatch.alive): each commit of the projector wakes the
+ * poll, so the timer is only the safety net for a writer that does not signal (an older version).
+ * At 1 ms it was a read of the checkpoints and a timer per millisecond on a loaded api for nothing.
+ */
+const WATCHED_POLL_MS = 50;
 const ERROR_PAUSE_MS = 100;
 
 /**
@@ -43,15 +50,18 @@ export class ProjectionWaiter {
   private readonly onProgress = (name: string, position: Position) => this.advance(name, position);
   /** Ends the poll's current pause early (a commit was signalled). */
   private wakeUp: (() => void) | null = null;
-  private readonly unwatch: (() => void) | null;
+  /** A signal heard while the poll was not pausing (reading, say): the next pause is skipped. */
+  private signalled = false;
+  private readonly watch: CommitWatch | null;
 
   constructor(
     private readonly checkpoints: CheckpointSource,
     private readonly pollMs = POLL_MS,
     commits?: CommitSignal,
+    private readonly watchedPollMs = WATCHED_POLL_MS,
   ) {
     projectionProgress.on('progress', this.onProgress);
-    this.unwatch = commits?.(() => this.wakeUp?.()) ?? null;
+    this.watch = commits?.(() => this.signal()) ?? null;
   }
 
   /** Resolves true once `projection` has passed `position`, or false after `timeoutMs`. */
@@ -66,7 +76,12 @@ export class ProjectionWaiter {
         settled(reached);
       };
       let waiters = this.waiting.get(projection);
-      if (!waiters) this.waiting.set(projection, (waiters = new Set()));
+      if (!waiters) {
+        this.waiting.set(projection, (waiters = new Set()));
+        // The poll running now has not read this projection's checkpoint: read it at once rather
+        // than at the next commit or the end of a long pause.
+        this.signal();
+      }
       const waiter: Waiter = { position, resolve, timer: setTimeout(() => this.settle(projection, waiter, false), bound) };
       waiters.add(waiter);
       this.polling ??= this.poll();
@@ -96,7 +111,7 @@ export class ProjectionWaiter {
 
   close(): void {
     projectionProgress.off('progress', this.onProgress);
-    this.unwatch?.();
+    this.watch?.stop();
     for (const [projection, waiters] of this.waiting) for (const waiter of waiters) this.settle(projection, waiter, false);
   }
 
@@ -118,9 +133,16 @@ export class ProjectionWaiter {
     waiter.resolve(reached);
   }
 
+  private signal(): void {
+    if (this.wakeUp) this.wakeUp();
+    else this.signalled = true;
+  }
+
   private async poll(): Promise<void> {
     while (this.waiting.size > 0) {
-      let pause = this.pollMs;
+      let pause = this.watch?.alive ? this.watchedPollMs : this.pollMs;
+      let failed = false;
+      this.signalled = false;
       try {
         for (const projection of [...this.waiting.keys()]) {
           const position = await this.checkpoints.getCheckpoint(projection);
@@ -129,8 +151,9 @@ export class ProjectionWaiter {
       } catch {
         // The store is failing: retry less eagerly; each waiter's timeout still answers it.
         pause = Math.max(pause, ERROR_PAUSE_MS);
+        failed = true;
       }
-      if (this.waiting.size > 0) {
+      if (this.waiting.size > 0 && (failed || !this.signalled)) {
         await new Promise<void>((resolve) => {
           const timer = setTimeout(done, pause);
           function done(): void {

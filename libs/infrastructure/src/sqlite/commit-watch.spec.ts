@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync, statSync } from 'node:fs';
+import { mkdtempSync, rmSync, statSync, unlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { CommitMarker, watchCommits } from './commit-watch';
@@ -25,14 +25,14 @@ describe('commit marker', () => {
     try {
       writer.signal();
       await woken(() => Math.min(first, second), 1);
-      stopFirst();
+      stopFirst.stop();
       const before = second;
       writer.signal();
       writer.signal();
       await woken(() => second, before + 1);
       expect(statSync(`${file}-commit`).size).toBe(1);
     } finally {
-      stopSecond();
+      stopSecond.stop();
       writer.close();
     }
   });
@@ -46,8 +46,32 @@ describe('commit marker', () => {
       await new Promise((r) => setTimeout(r, 50));
       expect(heard).toBe(0);
     } finally {
-      stop();
+      stop.stop();
       other.close();
+    }
+  });
+
+  it('says the watch is lost when its marker is removed (its listeners woken), and a new watch hears the new marker', async () => {
+    const file = join(dir, 'events.db');
+    let heard = 0;
+    const watch = watchCommits(file, () => heard++)!;
+    expect(watch.alive).toBe(true);
+    unlinkSync(`${file}-commit`);
+    await woken(() => (watch.alive ? 0 : 1), 1);
+    const heardWhenLost = heard;
+    expect(heardWhenLost).toBeGreaterThanOrEqual(1);
+    const writer = new CommitMarker(file); // recreates the marker
+    let again = 0;
+    const next = watchCommits(file, () => again++)!;
+    try {
+      writer.signal();
+      await woken(() => again, 1);
+      expect(next.alive).toBe(true);
+      expect(heard).toBe(heardWhenLost);
+    } finally {
+      watch.stop();
+      next.stop();
+      writer.close();
     }
   });
 

@@ -13,16 +13,29 @@
  *
  * A wake-up is a hint, never a guarantee: a writer that does not touch the marker (an older
  * version), a watch that is unavailable (some file systems, a watch limit) or fails later, a marker
- * removed by hand. Callers therefore keep a poll.
+ * removed by hand. Callers therefore keep a poll: a slow one while the watch is alive (a safety net
+ * for a writer that does not signal), their fast one once it is not (CommitWatch.alive).
  */
 import { closeSync, constants, type FSWatcher, openSync, watch, writeSync } from 'node:fs';
 import { resolve } from 'node:path';
 
 type Listener = () => void;
 
+/** A listener's hold on a database's watch. */
+export interface CommitWatch {
+  stop(): void;
+  /**
+   * True while commits are heard. False once the watch failed or its marker was removed or replaced
+   * (a watch follows the file it opened, so it would hear nothing more): the caller polls at its own
+   * pace again. Listeners are called when that happens.
+   */
+  readonly alive: boolean;
+}
+
 interface MarkerWatch {
   watcher: FSWatcher;
   listeners: Set<Listener>;
+  alive: boolean;
 }
 
 /** One watch per marker serves every listener of the process; it does not keep the process alive. */
@@ -34,10 +47,10 @@ const markerOf = (file: string): string => `${resolve(file)}-commit`;
 const openMarker = (file: string): number => openSync(markerOf(file), constants.O_RDWR | constants.O_CREAT, 0o644);
 
 /**
- * Calls `listener` whenever a process commits to the database `file`; answers the function that
- * stops it. Returns null when the marker cannot be watched (callers then rely on polling).
+ * Calls `listener` whenever a process commits to the database `file`. Answers null when the marker
+ * cannot be watched (callers then rely on polling).
  */
-export function watchCommits(file: string, listener: Listener): (() => void) | null {
+export function watchCommits(file: string, listener: Listener): CommitWatch | null {
   if (file === ':memory:') return null;
   const marker = markerOf(file);
   let entry = watches.get(marker);
@@ -45,15 +58,21 @@ export function watchCommits(file: string, listener: Listener): (() => void) | n
     try {
       closeSync(openMarker(file)); // a file must exist to be watched
       const listeners = new Set<Listener>();
-      const watcher = watch(marker, { persistent: false }, () => {
+      const created: MarkerWatch = { watcher: null as unknown as FSWatcher, listeners, alive: true };
+      // A watch that fails, or whose marker is renamed or removed, goes quiet: it says so (alive
+      // false, a last call of each listener) and every listener's poll carries on at its own pace.
+      const lost = (): void => {
+        if (!created.alive) return;
+        created.alive = false;
+        created.watcher.close();
+        if (watches.get(marker) === created) watches.delete(marker);
+        for (const l of [...listeners]) l();
+      };
+      created.watcher = watch(marker, { persistent: false }, (event) => {
+        if (event === 'rename') return lost();
         for (const l of [...listeners]) l();
       });
-      const created: MarkerWatch = { watcher, listeners };
-      // A watch that fails later (the marker removed, say) goes quiet: every listener's poll carries on.
-      watcher.on('error', () => {
-        watcher.close();
-        if (watches.get(marker) === created) watches.delete(marker);
-      });
+      created.watcher.on('error', lost);
       watches.set(marker, created);
       entry = created;
     } catch {
@@ -62,12 +81,18 @@ export function watchCommits(file: string, listener: Listener): (() => void) | n
   }
   const current = entry;
   current.listeners.add(listener);
-  return () => {
-    current.listeners.delete(listener);
-    if (current.listeners.size === 0) {
-      current.watcher.close();
-      if (watches.get(marker) === current) watches.delete(marker);
-    }
+  return {
+    stop: () => {
+      current.listeners.delete(listener);
+      if (current.listeners.size === 0 && current.alive) {
+        current.alive = false;
+        current.watcher.close();
+        if (watches.get(marker) === current) watches.delete(marker);
+      }
+    },
+    get alive() {
+      return current.alive;
+    },
   };
 }
 
