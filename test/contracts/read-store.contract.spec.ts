@@ -319,6 +319,30 @@ describe('SqliteReadStore pushdown', () => {
     });
   });
 
+  it('keeps an (_org, _id) index only while no declared path index leads with _org, and reads the same either way', async () => {
+    const named = (docs: Doc[]) => docs.map((d) => d.name);
+    await store.commitMany([{ checkpoint: 'notes', position: { commit: 30n, prepare: 30n }, ops: Array.from({ length: 30 }, (_, i) => note(i)) }]);
+    expect(inspectTable(fixture.file, 'notes').indexes).toEqual(['ix:notes#org']);
+    const byId = await store.collection('notes').find({ _org: 'acme' }, { sort: { _id: -1 }, limit: 3 });
+    const counted = await store.collection('notes').countDocuments({ _org: 'acme' });
+    // A path looked up across organizations leads with itself: the organization's scans still need the index.
+    await store.ensureIndexes('notes', [], undefined, ['toolName']);
+    expect(inspectTable(fixture.file, 'notes').indexes).toEqual(['ix:notes#org', 'ix:notes:toolName']);
+    await store.ensureIndexes('notes', ['createTime']);
+    expect(inspectTable(fixture.file, 'notes').indexes).toEqual(['ix:notes:createTime', 'ix:notes:toolName']);
+    expect(named(await store.collection('notes').find({ _org: 'acme' }, { sort: { _id: -1 }, limit: 3 }))).toEqual(named(byId));
+    expect(await store.collection('notes').countDocuments({ _org: 'acme' })).toBe(counted);
+    // A store made before this rule has the index: the next ensureIndexes drops it.
+    openSqlite(fixture.file).exec('CREATE INDEX "ix:notes#org" ON "c_notes" (_org, _id)');
+    const reopened = new SqliteReadStore({ file: fixture.file });
+    try {
+      await reopened.ensureIndexes('notes', ['createTime']);
+      expect(inspectTable(fixture.file, 'notes').indexes).toEqual(['ix:notes:createTime', 'ix:notes:toolName']);
+    } finally {
+      await reopened.close();
+    }
+  });
+
   describe('bulk loads', () => {
     const load = (collection: string, from: number, to: number): ProjectionBatch[] => [
       {
@@ -330,7 +354,7 @@ describe('SqliteReadStore pushdown', () => {
 
     it('builds the secondary indexes and statistics once the rows are in, keeping the pushdown', async () => {
       await store.ensureIndexes('notes__r1', ['toolName', 'createTime']);
-      expect(inspectTable(fixture.file, 'notes__r1').indexes).toEqual(['ix:notes__r1#org', 'ix:notes__r1:createTime', 'ix:notes__r1:toolName']);
+      expect(inspectTable(fixture.file, 'notes__r1').indexes).toEqual(['ix:notes__r1:createTime', 'ix:notes__r1:toolName']);
       await store.beginBulk('notes__r1');
       expect(inspectTable(fixture.file, 'notes__r1').indexes).toEqual([]);
       await store.commitMany(load('notes__r1', 1, 200));
@@ -341,7 +365,7 @@ describe('SqliteReadStore pushdown', () => {
       const during = await store.collection('notes__r1').find(listNotes, { sort: newestFirst, limit: 5 });
       await store.endBulk('notes__r1');
       expect(inspectTable(fixture.file, 'notes__r1')).toEqual({
-        indexes: ['ix:notes__r1#org', 'ix:notes__r1:createTime', 'ix:notes__r1:deleteTime', 'ix:notes__r1:name', 'ix:notes__r1:toolName'],
+        indexes: ['ix:notes__r1:createTime', 'ix:notes__r1:deleteTime', 'ix:notes__r1:name', 'ix:notes__r1:toolName'],
         analyzedRows: 300,
       });
       const after = await store.collection('notes__r1').find(listNotes, { sort: newestFirst, limit: 5 });
@@ -354,7 +378,7 @@ describe('SqliteReadStore pushdown', () => {
       await store.ensureIndexes('notes__r2', ['toolName']);
       await store.commitMany(load('notes__r2', 1, 251));
       await store.swapCollections({ notes: 'notes__r2' }, { name: 'notes', position: { commit: 251n, prepare: 251n } });
-      expect(inspectTable(fixture.file, 'notes__r2')).toEqual({ indexes: ['ix:notes__r2#org', 'ix:notes__r2:toolName'], analyzedRows: 250 });
+      expect(inspectTable(fixture.file, 'notes__r2')).toEqual({ indexes: ['ix:notes__r2:toolName'], analyzedRows: 250 });
       expect(await store.collection('notes').countDocuments({ _org: 'acme', toolName: 'x' })).toBe(125);
     });
   });

@@ -75,6 +75,9 @@ export const STATE_VERSION = '(SELECT v FROM _rs_state WHERE k = 1)';
 
 export const quote = (ident: string): string => `"${ident.replace(/"/g, '""')}"`;
 
+/** The `(_org, _id)` index of a collection (SchemaCache.indexDefinitions says when it exists). */
+const orgIndex = (physical: string): string => quote(`ix:${physical}#org`);
+
 export function tableName(physical: string): string {
   return quote(`c_${physical}`);
 }
@@ -224,9 +227,34 @@ export class SchemaCache {
     return coll;
   }
 
-  /** The secondary indexes: `(_org, _id)` and one per declared path (pathIndex). */
+  /**
+   * The secondary indexes: one per declared path (pathIndex), and `(_org, _id)` while no path index
+   * leads with `_org`. Once one does, it serves every scan of one organization as well, and the
+   * `(_org, _id)` index was one more B-tree for each write to update at a random page (measured: 12%
+   * of the projector's time per note, docs/performance.md); an order by `_id` alone within an
+   * organization, which no List asks for, then sorts.
+   */
   indexDefinitions(physical: string, coll: CollectionState): string[] {
-    return [`CREATE INDEX IF NOT EXISTS ${quote(`ix:${physical}#org`)} ON ${coll.table} (_org, _id)`, ...[...coll.paths.keys()].map((path) => this.pathIndex(physical, coll, path))];
+    const paths = [...coll.paths.keys()].map((path) => this.pathIndex(physical, coll, path));
+    return this.orgLed(coll) ? paths : [`CREATE INDEX IF NOT EXISTS ${orgIndex(physical)} ON ${coll.table} (_org, _id)`, ...paths];
+  }
+
+  /** Whether some path index leads with `_org` (a path not looked up across organizations). */
+  private orgLed(coll: CollectionState): boolean {
+    for (const p of coll.paths.values()) if (!(p.flags & CROSS_ORG)) return true;
+    return false;
+  }
+
+  /** Whether the `(_org, _id)` index exists exactly when indexDefinitions has it (a store made before that rule may differ). */
+  orgIndexInSync(physical: string, coll: CollectionState): boolean {
+    const exists = this.stmt(`SELECT 1 FROM sqlite_master WHERE type = 'index' AND name = ?`, true).get(`ix:${physical}#org`) !== undefined;
+    return exists !== this.orgLed(coll);
+  }
+
+  /** After the path indexes changed: the `(_org, _id)` index exists exactly when indexDefinitions has it. */
+  syncOrgIndex(physical: string, coll: CollectionState): void {
+    if (this.orgLed(coll)) this.db.exec(`DROP INDEX IF EXISTS ${orgIndex(physical)}`);
+    else this.db.exec(`CREATE INDEX IF NOT EXISTS ${orgIndex(physical)} ON ${coll.table} (_org, _id)`);
   }
 
   /**
@@ -251,6 +279,7 @@ export class SchemaCache {
     if (!this.hooks.indexesDeferred(physical)) {
       this.db.exec(`DROP INDEX IF EXISTS ${quote(`ix:${physical}:${path}`)}`);
       this.db.exec(this.pathIndex(physical, coll, path));
+      this.syncOrgIndex(physical, coll);
     }
     this.bump();
   }
@@ -270,6 +299,7 @@ export class SchemaCache {
 
   createIndexes(physical: string, coll: CollectionState): void {
     for (const sql of this.indexDefinitions(physical, coll)) this.db.exec(sql);
+    this.syncOrgIndex(physical, coll);
   }
 
   declarePath(physical: string, coll: CollectionState, path: string, crossOrg = false): void {
@@ -287,7 +317,10 @@ export class SchemaCache {
     this.stmt('INSERT OR REPLACE INTO _rs_paths (coll, path, flags) VALUES (?, ?, ?)').run(physical, path, state.flags);
     coll.paths.set(path, state);
     // A bulk load builds its indexes once its rows are in (endBulk).
-    if (!this.hooks.indexesDeferred(physical)) this.db.exec(this.pathIndex(physical, coll, path));
+    if (!this.hooks.indexesDeferred(physical)) {
+      this.db.exec(this.pathIndex(physical, coll, path));
+      this.syncOrgIndex(physical, coll);
+    }
     coll.stmts = {}; // the write statements list the columns
     this.bump();
   }

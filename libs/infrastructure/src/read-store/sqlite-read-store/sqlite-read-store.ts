@@ -206,7 +206,8 @@ export class SqliteReadStore implements ReadStore {
         coll !== undefined &&
         wanted.every((p) => coll.paths.has(p)) &&
         [...across].every((p) => ((coll.paths.get(p)?.flags ?? 0) & CROSS_ORG) !== 0) &&
-        (listed === undefined || encodeListIndexes(coll.list) === listText)
+        (listed === undefined || encodeListIndexes(coll.list) === listText) &&
+        (this.bulk.has(physical) || this.schema.orgIndexInSync(physical, coll))
       );
     });
     if (!done) {
@@ -216,6 +217,7 @@ export class SqliteReadStore implements ReadStore {
         for (const path of wanted) if (!coll.paths.has(path)) this.schema.declarePath(physical, coll, path, across.has(path));
         for (const path of across) this.schema.markCrossOrg(physical, coll, path);
         if (listed !== undefined && encodeListIndexes(coll.list) !== listText) this.schema.setListIndexes(physical, coll, listed);
+        if (!this.bulk.has(physical)) this.schema.syncOrgIndex(physical, coll);
       });
     }
     // New indexes over existing rows need statistics now, and so does a collection that has rows
