@@ -317,13 +317,20 @@ export class SqliteEventStore implements EventStore {
   }
 
   /**
-   * The idempotency check (a look-up of the first event's id) runs only when it can change the
-   * outcome: when the expected revision does not hold (a retry answers its first result, not a
-   * conflict) or when the first insert collides on its id. A fresh id, the usual append, costs no
-   * look-up: its insert is the check, the unique index on event ids refusing a reused one.
+   * The checks cost no look-up in the usual append. A new stream (`no_stream`) needs no read of its
+   * revision: its first event's insert at revision 0 is refused by the unique (stream, revision)
+   * index when the stream exists. The idempotency check (a look-up of the first event's id) runs only
+   * when it can change the outcome: when the expected revision does not hold (a retry answers its
+   * first result, not a conflict) or when the first insert collides on its id; otherwise the unique
+   * index on event ids refuses a reused one. A refused first insert wrote nothing (SQLite undoes a
+   * failed statement), so the append then takes the full path.
    */
   private appendInTx(p: PendingAppend, created: string): { result: AppendResult; wrote: boolean } {
     const { streamId, events, expected } = p;
+    if (expected === 'no_stream' && events.length > 0) {
+      const result = this.insertEvents(streamId, -1n, events, created);
+      if (result) return { result, wrote: true };
+    }
     const current = this.stmt.streamRevision.get(streamId) ?? undefined;
     if (!expectationHolds(expected, current)) {
       const duplicate = events.length > 0 ? this.checkIdempotent(streamId, events) : undefined;
@@ -335,8 +342,19 @@ export class SqliteEventStore implements EventStore {
       const last = current === undefined ? undefined : this.stmt.eventAt.get(streamId, current);
       return { result: { nextRevision: current ?? -1n, position: last ? seqPosition(last.pos) : START }, wrote: false };
     }
+    const result = this.insertEvents(streamId, current ?? -1n, events, created);
+    if (result) return { result, wrote: true };
+    // The revision is free (read under the write lock), so the first id collided: a retry, or a reused id.
+    const duplicate = this.checkIdempotent(streamId, events);
+    if (duplicate) return { result: duplicate, wrote: false };
+    throw new Error(`stream ${streamId}: event id ${events[0].id} already exists in the store`);
+  }
 
-    let revision = current ?? -1n;
+  /**
+   * Inserts the events after `revision`. Null when the first insert is refused by a unique index
+   * (nothing written); a later event's id collision throws (the caller's savepoint takes the first back).
+   */
+  private insertEvents(streamId: string, revision: bigint, events: EncodedEvent[], created: string): AppendResult | null {
     let pos = -1n;
     for (let i = 0; i < events.length; i++) {
       const e = events[i];
@@ -346,16 +364,11 @@ export class SqliteEventStore implements EventStore {
         pos = BigInt(info.lastInsertRowid);
       } catch (err) {
         if (!isUniqueViolation(err)) throw err;
-        // The revision is free (read under the write lock), so the id collided. The first event's
-        // insert wrote nothing (SQLite undoes a failed statement): this is a retry, or a reused id.
-        if (i === 0) {
-          const duplicate = this.checkIdempotent(streamId, events);
-          if (duplicate) return { result: duplicate, wrote: false };
-        }
+        if (i === 0) return null;
         throw new Error(`stream ${streamId}: event id ${e.id} already exists in the store`);
       }
     }
-    return { result: { nextRevision: revision, position: seqPosition(pos) }, wrote: true };
+    return { nextRevision: revision, position: seqPosition(pos) };
   }
 
   /**
