@@ -355,6 +355,55 @@ describe('SqliteEventStore specifics', () => {
     }
   });
 
+  /** Appends one event to `streamId` of `file` from a child process (a commit this process only hears through the marker). */
+  const appendFromChild = async (file: string, streamId: string): Promise<void> => {
+    const script = `
+      const { SqliteEventStore } = require(${JSON.stringify(join(__dirname, '../../libs/infrastructure/src/event-store'))});
+      const store = new SqliteEventStore({ file: ${JSON.stringify(file)} });
+      store.append(${JSON.stringify(streamId)}, [{ id: require('node:crypto').randomUUID(), type: 'T', data: {},
+        metadata: { org: 'acme', actor: 'a', subject: 's', correlationId: 'c', causationId: 'c', occurredAt: '', schemaVersion: 1 } }], 'no_stream')
+        .then(() => store.close());
+    `;
+    const child = spawn(process.execPath, ['--require', REGISTER_SWC, '-e', script], { stdio: 'inherit' });
+    await new Promise((resolve) => child.on('exit', resolve));
+  };
+
+  it('reads the log again after a complete page only when a commit was signalled since, and misses no commit made meanwhile', async () => {
+    const file = join(fixture.dir, 'events.db');
+    const store = new SqliteEventStore({ file, pollIntervalMs: 60_000, watchedPollIntervalMs: 60_000 });
+    let reads = 0;
+    const pageAfter = store.pageAfter.bind(store);
+    store.pageAfter = (pos) => {
+      reads++;
+      return pageAfter(pos);
+    };
+    try {
+      await store.append('thing-acme:a', [event(), event(), event()], 'no_stream');
+      await new Promise((r) => setTimeout(r, 50)); // the echo of this process's own marker is heard before the subscription starts
+      const seen: RecordedEvent[] = [];
+      const sub = store.subscribeToAll({ after: START });
+      const done = (async () => {
+        for await (const e of sub) {
+          seen.push(e);
+          // Another process commits while the subscriber is busy with the page: it is read at once.
+          if (seen.length === 1) await appendFromChild(file, 'thing-acme:b');
+        }
+      })();
+      await waitFor(() => seen.length === 4, 'the page and the commit made while it was handled', 5000);
+      await new Promise((r) => setTimeout(r, 100));
+      // The first page and one for the commit made meanwhile: no empty read before either wait.
+      expect(reads).toBe(2);
+      await appendFromChild(file, 'thing-acme:c');
+      await waitFor(() => seen.length === 5, 'a later commit', 5000);
+      await new Promise((r) => setTimeout(r, 100));
+      expect(reads).toBe(3);
+      await sub.unsubscribe();
+      await done;
+    } finally {
+      await store.close();
+    }
+  }, 20_000);
+
   it("wakes a subscriber when another process appends, long before its poll (the commit marker is watched)", async () => {
     const file = join(fixture.dir, 'events.db');
     const slow = new SqliteEventStore({ file, pollIntervalMs: 60_000, watchedPollIntervalMs: 60_000 });
@@ -365,15 +414,7 @@ describe('SqliteEventStore specifics', () => {
         for await (const e of sub) seen.push(e);
       })();
       await new Promise((r) => setTimeout(r, 50)); // the subscription waits for its 60 s poll
-      const script = `
-        const { SqliteEventStore } = require(${JSON.stringify(join(__dirname, '../../libs/infrastructure/src/event-store'))});
-        const store = new SqliteEventStore({ file: ${JSON.stringify(file)} });
-        store.append('thing-acme:other-process', [{ id: require('node:crypto').randomUUID(), type: 'T', data: {},
-          metadata: { org: 'acme', actor: 'a', subject: 's', correlationId: 'c', causationId: 'c', occurredAt: '', schemaVersion: 1 } }], 'no_stream')
-          .then(() => store.close());
-      `;
-      const child = spawn(process.execPath, ['--require', REGISTER_SWC, '-e', script], { stdio: 'inherit' });
-      await new Promise((resolve) => child.on('exit', resolve));
+      await appendFromChild(file, 'thing-acme:other-process');
       await waitFor(() => seen.length === 1, "the other process's append", 5000);
       expect(seen[0].streamId).toBe('thing-acme:other-process');
       await sub.unsubscribe();

@@ -5,7 +5,7 @@ import { openSqlite } from '../sqlite/driver';
 import { enableWal } from '../sqlite/wal';
 import { checkAppendSize } from './append-limit';
 import { RecentEvents } from './recent-events';
-import { SqliteSubscription } from './sqlite-subscription';
+import { type Page, SqliteSubscription } from './sqlite-subscription';
 import { WalCheckpointer } from '../sqlite/wal-checkpointer';
 import { type CommitWatch, CommitMarker, watchCommits } from '../sqlite/commit-watch';
 import { AppendTransactions, type AppendOutcome, type EncodedEvent, type PendingAppend } from './sqlite-append';
@@ -106,6 +106,11 @@ export class SqliteEventStore implements EventStore {
   /** The `appended` event a commit of any process emits (this.wakeKey: appends of this process). */
   private readonly commitKey: string;
   private closed = false;
+  /** Commit signals heard (SubscriptionSource.signalCount): every wake-up a subscription could get. */
+  private signals = 0;
+  private readonly countSignal = (): void => {
+    this.signals++;
+  };
   private queue: PendingAppend[] = [];
   private drainScheduled = false;
   private readonly checkpointer: WalCheckpointer | undefined;
@@ -184,6 +189,8 @@ export class SqliteEventStore implements EventStore {
       ),
     };
     this.appends = new AppendTransactions(db);
+    appended.on(this.wakeKey, this.countSignal);
+    appended.on(this.commitKey, this.countSignal);
   }
 
   append(streamId: string, events: NewEvent[], expected: ExpectedRevision): Promise<AppendResult> {
@@ -314,17 +321,28 @@ export class SqliteEventStore implements EventStore {
     this.drain();
     await Promise.all([...this.subscriptions].map((s) => s.unsubscribe()));
     this.stopWatching();
+    appended.off(this.wakeKey, this.countSignal);
+    appended.off(this.commitKey, this.countSignal);
     this.marker.close();
     this.db.close();
   }
 
+  signalCount(): number {
+    return this.signals;
+  }
+
+  hearsCommits(): boolean {
+    return this.watch?.alive === true;
+  }
+
   /** One page of events after `pos`, for subscriptions (SubscriptionSource). */
-  pageAfter(pos: bigint): RecordedEvent[] {
+  pageAfter(pos: bigint): Page {
+    // The shared window ends where the last read ended, not necessarily at the head.
     const recent = this.recent.after(pos, SUBSCRIPTION_PAGE);
-    if (recent) return recent;
-    const page = decodeRows(this.stmt.subscriptionPage.all(pos));
-    this.recent.remember(pos, page);
-    return page;
+    if (recent) return { events: recent, complete: false };
+    const events = decodeRows(this.stmt.subscriptionPage.all(pos));
+    this.recent.remember(pos, events);
+    return { events, complete: events.length < SUBSCRIPTION_PAGE };
   }
 
   /**

@@ -1,9 +1,20 @@
 import type { RecordedEvent, Subscription } from './event-store.port';
 
 /** What a subscription needs of the SQLite event store: pages of the log and a wake-up on appends. */
+/** Events after a position, in order. */
+export interface Page {
+  events: RecordedEvent[];
+  /** The page holds every event committed after the position when it was read (not only what a cache held). */
+  complete: boolean;
+}
+
 export interface SubscriptionSource {
-  pageAfter(pos: bigint): RecordedEvent[];
+  pageAfter(pos: bigint): Page;
   waitForAppend(pollMs: number, anyCommit: boolean, register: (cancel: () => void) => void): Promise<void>;
+  /** Commit signals heard so far: this process's appends, and other processes' commits while they are heard. */
+  signalCount(): number;
+  /** Whether every commit of another process is signalled right now (the commit marker is watched). */
+  hearsCommits(): boolean;
 }
 
 /**
@@ -36,17 +47,22 @@ export class SqliteSubscription implements Subscription {
   private async *run(): AsyncGenerator<RecordedEvent> {
     try {
       while (!this.closed) {
+        const signals = this.store.signalCount();
         const page = this.store.pageAfter(this.last);
-        if (page.length === 0) {
-          await this.store.waitForAppend(this.pollMs, this.live, (cancel) => (this.cancelWait = cancel));
-          this.cancelWait = undefined;
-          continue;
+        if (page.events.length > 0) {
+          for (const event of page.events) {
+            if (this.closed) return;
+            this.last = event.position.commit;
+            yield event;
+          }
+          // A complete page held all there was when it was read. Unless a commit was signalled
+          // since, reading again would find nothing (on the projector, before each commit of its
+          // own): wait for the signal instead, which every commit sends once it is visible.
+          const settled = this.live && page.complete && this.store.hearsCommits() && this.store.signalCount() === signals;
+          if (!settled || this.closed) continue;
         }
-        for (const event of page) {
-          if (this.closed) return;
-          this.last = event.position.commit;
-          yield event;
-        }
+        await this.store.waitForAppend(this.pollMs, this.live, (cancel) => (this.cancelWait = cancel));
+        this.cancelWait = undefined;
       }
     } finally {
       // Also reached when the consumer breaks out of its loop.
