@@ -1,6 +1,5 @@
 import type { RecordedEvent, Subscription } from './event-store.port';
 
-/** What a subscription needs of the SQLite event store: pages of the log and a wake-up on appends. */
 /** Events after a position, in order. */
 export interface Page {
   events: RecordedEvent[];
@@ -8,6 +7,7 @@ export interface Page {
   complete: boolean;
 }
 
+/** What a subscription needs of the SQLite event store: pages of the log and a wake-up on appends. */
 export interface SubscriptionSource {
   pageAfter(pos: bigint): Page;
   waitForAppend(pollMs: number, anyCommit: boolean, register: (cancel: () => void) => void): Promise<void>;

@@ -58,7 +58,6 @@ export function watchCommits(file: string, listener: Listener): CommitWatch | nu
     try {
       closeSync(openMarker(file)); // a file must exist to be watched
       const listeners = new Set<Listener>();
-      const created: MarkerWatch = { watcher: null as unknown as FSWatcher, listeners, alive: true };
       // A watch that fails, or whose marker is renamed or removed, goes quiet: it says so (alive
       // false, a last call of each listener) and every listener's poll carries on at its own pace.
       const lost = (): void => {
@@ -68,11 +67,13 @@ export function watchCommits(file: string, listener: Listener): CommitWatch | nu
         if (watches.get(marker) === created) watches.delete(marker);
         for (const l of [...listeners]) l();
       };
-      created.watcher = watch(marker, { persistent: false }, (event) => {
+      const watcher = watch(marker, { persistent: false }, (event) => {
         if (event === 'rename') return lost();
         for (const l of [...listeners]) l();
       });
-      created.watcher.on('error', lost);
+      // Before any event or error can arrive: both come in later turns of the event loop.
+      const created: MarkerWatch = { watcher, listeners, alive: true };
+      watcher.on('error', lost);
       watches.set(marker, created);
       entry = created;
     } catch {
