@@ -322,15 +322,21 @@ describe('SqliteEventStore specifics', () => {
     }
   });
 
+  /** Counts the store's reads of the log for subscriptions (SubscriptionSource.pageAfter). */
+  const countLogReads = (store: SqliteEventStore): { reads: number } => {
+    const counted = { reads: 0 };
+    const pageAfter = store.pageAfter.bind(store);
+    store.pageAfter = (pos) => {
+      counted.reads++;
+      return pageAfter(pos);
+    };
+    return counted;
+  };
+
   it('an idle live subscription reads the log only at the safety interval while commits are heard, and every 1 ms once they are not', async () => {
     const file = join(fixture.dir, 'events.db');
     const store = new SqliteEventStore({ file });
-    let reads = 0;
-    const pageAfter = store.pageAfter.bind(store);
-    store.pageAfter = (pos) => {
-      reads++;
-      return pageAfter(pos);
-    };
+    const log = countLogReads(store);
     try {
       const seen: RecordedEvent[] = [];
       const sub = store.subscribeToAll({ after: await store.headPosition() });
@@ -339,13 +345,13 @@ describe('SqliteEventStore specifics', () => {
       })();
       await new Promise((r) => setTimeout(r, 300));
       // The first read, then the 50 ms safety net: not one read a millisecond.
-      expect(reads).toBeLessThanOrEqual(1 + 300 / 50 + 1);
+      expect(log.reads).toBeLessThanOrEqual(1 + 300 / 50 + 1);
       // The marker removed by hand: the watch is lost, and the subscription polls at its fast pace again.
       rmSync(`${file}-commit`);
       await new Promise((r) => setTimeout(r, 50));
-      const before = reads;
+      const before = log.reads;
       await new Promise((r) => setTimeout(r, 300));
-      expect(reads - before).toBeGreaterThan(30);
+      expect(log.reads - before).toBeGreaterThan(30);
       await store.append('thing-acme:a', [event()], 'no_stream');
       await waitFor(() => seen.length === 1, 'the append', 1000);
       await sub.unsubscribe();
@@ -371,12 +377,7 @@ describe('SqliteEventStore specifics', () => {
   it('reads the log again after a complete page only when a commit was signalled since, and misses no commit made meanwhile', async () => {
     const file = join(fixture.dir, 'events.db');
     const store = new SqliteEventStore({ file, pollIntervalMs: 60_000, watchedPollIntervalMs: 60_000 });
-    let reads = 0;
-    const pageAfter = store.pageAfter.bind(store);
-    store.pageAfter = (pos) => {
-      reads++;
-      return pageAfter(pos);
-    };
+    const log = countLogReads(store);
     try {
       await store.append('thing-acme:a', [event(), event(), event()], 'no_stream');
       await new Promise((r) => setTimeout(r, 50)); // the echo of this process's own marker is heard before the subscription starts
@@ -392,11 +393,11 @@ describe('SqliteEventStore specifics', () => {
       await waitFor(() => seen.length === 4, 'the page and the commit made while it was handled', 5000);
       await new Promise((r) => setTimeout(r, 100));
       // The first page and one for the commit made meanwhile: no empty read before either wait.
-      expect(reads).toBe(2);
+      expect(log.reads).toBe(2);
       await appendFromChild(file, 'thing-acme:c');
       await waitFor(() => seen.length === 5, 'a later commit', 5000);
       await new Promise((r) => setTimeout(r, 100));
-      expect(reads).toBe(3);
+      expect(log.reads).toBe(3);
       await sub.unsubscribe();
       await done;
     } finally {

@@ -172,7 +172,6 @@ export class AppendTransactions {
     const last = stored[stored.length - 1];
     return { nextRevision: last.revision, position: seqPosition(last.pos) };
   }
-
 }
 
 function expectationHolds(expected: ExpectedRevision, current: bigint | undefined): boolean {

@@ -33,9 +33,8 @@ export function createLogger(options: { name: string; level?: string; pretty?: b
   if (options.pretty ?? process.stdout.isTTY === true) {
     return pino({ ...base, transport: { target: 'pino-pretty', options: { colorize: true, translateTime: 'SYS:HH:MM:ss.l' } } });
   }
-  const lines = new LineBatch(STDOUT);
   // A file descriptor write of its own per chunk, off the event loop (sonic-boom: asynchronous, retried on EAGAIN).
-  lines.sink = pino.destination({ dest: STDOUT, sync: false });
+  const lines = new LineBatch(STDOUT, pino.destination({ dest: STDOUT, sync: false }));
   setInterval(() => lines.flush(), FLUSH_MS).unref();
   return pino(base, lines);
 }
@@ -55,16 +54,18 @@ type Sink = Pick<ReturnType<typeof pino.destination>, 'write' | 'flushSync'>;
  * write wakes a thread of the pool, which costs the event loop tens of µs on a virtual machine; at
  * 4 KiB per write both were about 3% of a CreateNote's time in the api (docs/performance.md).
  *
- * At exit the pending lines are written synchronously after whatever sonic-boom still holds, so a
- * line logged just before `process.exit` (a fatal error, a stop) is not lost.
+ * At exit the pending lines are written synchronously after whatever sonic-boom still holds (it
+ * writes that out when the event loop empties, and synchronously at exit), so a line logged just
+ * before `process.exit` (a fatal error, a stop) is not lost, nor one logged in the last turn.
  */
 export class LineBatch {
-  sink: Sink | null = null;
   private lines: string[] = [];
   private chars = 0;
 
-  constructor(private readonly fd: number) {
-    process.on('beforeExit', () => this.flush());
+  constructor(
+    private readonly fd: number,
+    private readonly sink: Sink,
+  ) {
     process.on('exit', () => this.flushSync());
   }
 
@@ -76,12 +77,11 @@ export class LineBatch {
 
   flush(): void {
     const chunk = this.take();
-    if (chunk && this.sink) this.sink.write(chunk);
+    if (chunk) this.sink.write(chunk);
   }
 
   flushSync(): void {
     const chunk = this.take();
-    if (!this.sink) return;
     try {
       this.sink.flushSync(); // what it holds is older than the batch
     } catch {

@@ -75,8 +75,8 @@ export const STATE_VERSION = '(SELECT v FROM _rs_state WHERE k = 1)';
 
 export const quote = (ident: string): string => `"${ident.replace(/"/g, '""')}"`;
 
-/** The `(_org, _id)` index of a collection (SchemaCache.indexDefinitions says when it exists). */
-const orgIndex = (physical: string): string => quote(`ix:${physical}#org`);
+/** The name of a collection's `(_org, _id)` index (SchemaCache.indexDefinitions says when it exists). */
+const orgIndexName = (physical: string): string => `ix:${physical}#org`;
 
 export function tableName(physical: string): string {
   return quote(`c_${physical}`);
@@ -236,7 +236,11 @@ export class SchemaCache {
    */
   indexDefinitions(physical: string, coll: CollectionState): string[] {
     const paths = [...coll.paths.keys()].map((path) => this.pathIndex(physical, coll, path));
-    return this.orgLed(coll) ? paths : [`CREATE INDEX IF NOT EXISTS ${orgIndex(physical)} ON ${coll.table} (_org, _id)`, ...paths];
+    return this.orgLed(coll) ? paths : [this.orgIndex(physical, coll), ...paths];
+  }
+
+  private orgIndex(physical: string, coll: CollectionState): string {
+    return `CREATE INDEX IF NOT EXISTS ${quote(orgIndexName(physical))} ON ${coll.table} (_org, _id)`;
   }
 
   /** Whether some path index leads with `_org` (a path not looked up across organizations). */
@@ -247,14 +251,13 @@ export class SchemaCache {
 
   /** Whether the `(_org, _id)` index exists exactly when indexDefinitions has it (a store made before that rule may differ). */
   orgIndexInSync(physical: string, coll: CollectionState): boolean {
-    const exists = this.stmt(`SELECT 1 FROM sqlite_master WHERE type = 'index' AND name = ?`, true).get(`ix:${physical}#org`) !== undefined;
+    const exists = this.stmt(`SELECT 1 FROM sqlite_master WHERE type = 'index' AND name = ?`, true).get(orgIndexName(physical)) !== undefined;
     return exists !== this.orgLed(coll);
   }
 
   /** After the path indexes changed: the `(_org, _id)` index exists exactly when indexDefinitions has it. */
   syncOrgIndex(physical: string, coll: CollectionState): void {
-    if (this.orgLed(coll)) this.db.exec(`DROP INDEX IF EXISTS ${orgIndex(physical)}`);
-    else this.db.exec(`CREATE INDEX IF NOT EXISTS ${orgIndex(physical)} ON ${coll.table} (_org, _id)`);
+    this.db.exec(this.orgLed(coll) ? `DROP INDEX IF EXISTS ${quote(orgIndexName(physical))}` : this.orgIndex(physical, coll));
   }
 
   /**
